@@ -1,0 +1,94 @@
+#pragma once
+// The source-neutral change event: what every source produces and every sink consumes.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tidemark/value.hpp"
+
+namespace tidemark {
+
+// A captured table. `schema` is empty for MySQL/MariaDB, whose databases are schemas.
+struct TableId {
+  std::string database;
+  std::string schema;
+  std::string table;
+  bool operator==(const TableId&) const = default;
+  std::string to_string() const;  // "db.schema.table", or "db.table" without a schema
+};
+
+struct TableIdHash {
+  size_t operator()(const TableId& id) const noexcept;
+};
+
+// Column names and key of a table at one point of the log. Sources share one immutable instance between
+// all events until the table's schema changes, so events carry a pointer, not the names.
+struct TableSchema {
+  TableId id;
+  std::vector<std::string> columns;
+  std::vector<size_t> key_columns;  // indexes into `columns`, in key order; empty when the table has no key
+};
+using TableSchemaPtr = std::shared_ptr<const TableSchema>;
+
+enum class Op : char { Create = 'c', Update = 'u', Delete = 'd', Read = 'r', Truncate = 't' };
+
+// Debezium's source.snapshot values.
+enum class SnapshotMarker { No, Yes, Last, Incremental };
+
+// Where a restart resumes. Opaque outside its source: the source encodes and decodes it; everyone else
+// only stores it and hands it back. Positions of one source are totally ordered by log order, which is
+// the order in which the source emits them.
+struct SourcePosition {
+  std::string token;
+  bool operator==(const SourcePosition&) const = default;
+};
+
+// Which connector produced the event; selects the source-specific fields of the envelope.
+enum class ConnectorKind { Generator, MySql, Postgres };
+
+// Source coordinates of one event, for the envelope's `source` block (file/pos/gtid or lsn/txId).
+struct SourceInfo {
+  ConnectorKind connector = ConnectorKind::Generator;
+  int64_t commit_ts_ms = 0;          // commit time of the transaction in the source
+  std::optional<uint64_t> txid;      // PostgreSQL xid
+  std::optional<uint64_t> lsn;       // PostgreSQL LSN of the change (commit LSN for commit-time fields)
+  std::string gtid;                  // MySQL/MariaDB GTID of the transaction
+  std::string file;                  // binlog file
+  uint64_t pos = 0;                  // binlog position
+  uint32_t server_id = 0;
+  uint32_t row = 0;                  // index of the row within its rows event
+  std::optional<uint64_t> sequence;  // generator sequence number
+};
+
+struct ChangeEvent {
+  TableSchemaPtr table;
+  Op op = Op::Create;
+  std::optional<Row> before;  // absent when the log carries no old image
+  std::optional<Row> after;
+  SnapshotMarker snapshot = SnapshotMarker::No;
+  SourceInfo source;
+  // Set on the last event of a transaction: the position after it. Positions advance only here.
+  std::optional<SourcePosition> resume_position;
+
+  // The key columns of the image that identifies the row: `after` for creates, reads and updates,
+  // `before` for deletes. Empty when the table has no key.
+  const Row* key_image() const;
+};
+
+// A position without an event: a transaction whose changes were all filtered out, or a heartbeat. It lets
+// the committed position move when nothing is published.
+struct Checkpoint {
+  SourcePosition position;
+};
+
+// What flows from a source to the publisher, in log order.
+using StreamItem = std::variant<ChangeEvent, Checkpoint>;
+
+// Rough size of an item in memory, to bound queues in bytes as well as in items.
+size_t approximate_bytes(const StreamItem& item);
+
+}  // namespace tidemark

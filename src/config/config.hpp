@@ -1,0 +1,78 @@
+#pragma once
+// The daemon's configuration as typed values. Filled only through the settings table (settings.cpp),
+// which holds each key's name, default, help and validator in one place.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tidemark {
+
+struct GeneratorSourceConfig {
+  int64_t tables = 1;
+  int64_t keys = 1000;
+  int64_t rate_per_second = 0;  // 0 = as fast as the pipeline takes them
+  int64_t total_events = 0;     // 0 = unbounded
+  int64_t row_bytes = 200;
+  int64_t transaction_size = 1;
+};
+
+struct PostgresSourceConfig {
+  std::string slot;
+  std::string publication;
+};
+
+struct MySqlSourceConfig {
+  int64_t server_id = 0;
+};
+
+struct SourceConfig {
+  std::string type;  // generator | postgres | mysql
+  std::string host;
+  int64_t port = 0;  // 0 = the database's usual port
+  std::string user;
+  std::string password;
+  std::string database;
+  std::vector<std::string> tables;
+  GeneratorSourceConfig generator;
+  PostgresSourceConfig postgres;
+  MySqlSourceConfig mysql;
+};
+
+struct KafkaSinkConfig {
+  std::string bootstrap_servers;
+  std::string topic_prefix;    // defaults to `name`
+  std::string topic_template;  // placeholders {prefix} {database} {schema} {table}
+  bool tombstones_on_delete = true;
+  int64_t delivery_timeout_ms = 0;
+  int64_t connect_timeout_ms = 0;
+  int64_t flush_timeout_ms = 0;
+  std::map<std::string, std::string> properties;  // passed to librdkafka as they are
+};
+
+struct SinkConfig {
+  std::string type;  // kafka | stdout
+  KafkaSinkConfig kafka;
+};
+
+struct StateConfig {
+  std::string path;
+  int64_t flush_interval_ms = 0;
+};
+
+struct QueueConfig {
+  int64_t max_events = 0;
+  int64_t max_bytes = 0;
+};
+
+struct Config {
+  std::string name;
+  std::string log_level;
+  SourceConfig source;
+  SinkConfig sink;
+  StateConfig state;
+  QueueConfig queue;
+};
+
+}  // namespace tidemark

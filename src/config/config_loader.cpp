@@ -1,0 +1,191 @@
+#include "config/config_loader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/settings.hpp"
+
+namespace tidemark {
+
+std::string ConfigError::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (!key.empty()) out += key + ": ";
+  return out + message;
+}
+
+std::string format_errors(const std::vector<ConfigError>& errors) {
+  std::string out;
+  for (const auto& e : errors) out += e.to_string() + "\n";
+  return out;
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion_for(const std::string& path) {
+  const Setting* best = nullptr;
+  size_t best_distance = 4;  // further than this is not a typo
+  for (const auto& s : settings()) {
+    const size_t d = edit_distance(path, s.path);
+    if (d < best_distance) {
+      best_distance = d;
+      best = &s;
+    }
+  }
+  return best ? " (did you mean " + best->path + "?)" : "";
+}
+
+bool is_prefix_of_a_setting(const std::string& path) {
+  const std::string prefix = path + ".";
+  return std::any_of(settings().begin(), settings().end(),
+                     [&](const Setting& s) { return s.path.compare(0, prefix.size(), prefix) == 0; });
+}
+
+class Loader {
+ public:
+  Loader(std::string file, const EnvLookup& env) : file_(std::move(file)), env_(env) {}
+
+  ConfigLoadResult load(std::string_view text) {
+    for (const auto& s : settings()) s.apply_default(result_.config);
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::ParserException& e) {
+      add(e.mark, "", "YAML syntax error: " + e.msg);
+      return std::move(result_);
+    }
+    if (root.IsNull()) {
+      add_missing_required();
+      return std::move(result_);
+    }
+    if (!root.IsMap()) {
+      add(root.Mark(), "", "the configuration must be a map of keys to values");
+      return std::move(result_);
+    }
+    walk(root, "");
+    add_missing_required();
+    check_cross_field();
+    derive_defaults();
+    return std::move(result_);
+  }
+
+ private:
+  void add(const YAML::Mark& mark, std::string key, std::string message) {
+    ConfigError e{file_, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1, std::move(key),
+                  std::move(message)};
+    result_.errors.push_back(std::move(e));
+  }
+  void add_unplaced(std::string key, std::string message) {
+    result_.errors.push_back(ConfigError{file_, 0, 0, std::move(key), std::move(message)});
+  }
+
+  void walk(const YAML::Node& map, const std::string& prefix) {
+    for (const auto& entry : map) {
+      const std::string name = entry.first.Scalar();
+      const std::string path = prefix.empty() ? name : prefix + "." + name;
+      const YAML::Node& value = entry.second;
+      if (!seen_keys_.insert(path).second) {
+        add(entry.first.Mark(), path, "key given twice");
+        continue;
+      }
+      if (const Setting* s = find_setting(path)) {
+        if (value.IsNull()) {
+          add(entry.first.Mark(), path, "has no value");
+          continue;
+        }
+        if (auto error = s->parse(result_.config, value, env_)) add(value.Mark(), path, *error);
+        set_.insert(path);
+      } else if (is_prefix_of_a_setting(path)) {
+        if (value.IsMap()) {
+          walk(value, path);
+        } else if (!value.IsNull()) {
+          add(value.Mark(), path, "expected a map of settings");
+        }
+        parent_marks_.emplace(path, entry.first.Mark());
+      } else {
+        add(entry.first.Mark(), path, "unknown key" + suggestion_for(path));
+      }
+    }
+  }
+
+  void add_missing_required() {
+    for (const auto& s : settings()) {
+      if (s.required && !set_.count(s.path)) add_unplaced(s.path, "required setting is missing: " + s.help);
+    }
+  }
+
+  YAML::Mark mark_of(const std::string& path) const {
+    // Errors about a key that is present point at it; otherwise nowhere.
+    if (const auto it = parent_marks_.find(path); it != parent_marks_.end()) return it->second;
+    return YAML::Mark::null_mark();
+  }
+
+  void check_cross_field() {
+    const Config& c = result_.config;
+    if (c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
+      add(mark_of("sink.kafka"), "sink.kafka.bootstrap_servers", "required when sink.type is kafka");
+    if (c.source.type == "postgres" || c.source.type == "mysql") {
+      if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");
+      if (c.source.type == "postgres" && c.source.database.empty())
+        add(mark_of("source"), "source.database", "required for a postgres source");
+      if (c.source.tables.empty())
+        add(mark_of("source"), "source.tables", "list at least one table to capture");
+    }
+  }
+
+  void derive_defaults() {
+    Config& c = result_.config;
+    if (c.sink.kafka.topic_prefix.empty()) c.sink.kafka.topic_prefix = c.name;
+    if (c.state.path.empty()) c.state.path = "/var/lib/tidemark/" + c.name + ".state.json";
+    if (c.source.port == 0) c.source.port = c.source.type == "mysql" ? 3306 : c.source.type == "postgres" ? 5432 : 0;
+  }
+
+  std::string file_;
+  const EnvLookup& env_;
+  ConfigLoadResult result_;
+  std::set<std::string> set_;
+  std::set<std::string> seen_keys_;
+  std::map<std::string, YAML::Mark> parent_marks_;
+};
+
+}  // namespace
+
+ConfigLoadResult load_config_text(std::string_view yaml, const std::string& file_name, const EnvLookup& env) {
+  return Loader(file_name, env).load(yaml);
+}
+
+ConfigLoadResult load_config_file(const std::string& path, const EnvLookup& env) {
+  std::ifstream in(path);
+  if (!in) {
+    ConfigLoadResult r;
+    r.errors.push_back(ConfigError{path, 0, 0, "", "cannot read the configuration file: " + std::string(std::strerror(errno))});
+    return r;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_config_text(buffer.str(), path, env);
+}
+
+}  // namespace tidemark

@@ -1,0 +1,330 @@
+#include "config/settings.hpp"
+
+#include <charconv>
+#include <regex>
+
+namespace tidemark {
+
+namespace {
+
+using Error = std::optional<std::string>;
+template <typename T>
+using Validator = std::function<Error(const T&)>;
+
+// ---- Scalar decoding (after ${ENV} substitution) ----
+
+Error read_scalar(const YAML::Node& node, const EnvLookup& env, std::string& out) {
+  if (!node.IsScalar()) return "expected a single value, found a " + std::string(node.IsSequence() ? "list" : "map");
+  SubstitutionResult r = substitute_env(node.Scalar(), env);
+  if (!r.error.empty()) return r.error;
+  out = std::move(r.value);
+  return std::nullopt;
+}
+
+Error decode(const YAML::Node& node, const EnvLookup& env, std::string& out) { return read_scalar(node, env, out); }
+
+Error decode(const YAML::Node& node, const EnvLookup& env, int64_t& out) {
+  std::string text;
+  if (auto e = read_scalar(node, env, text)) return e;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc{} || end != text.data() + text.size()) return "expected an integer, found '" + text + "'";
+  return std::nullopt;
+}
+
+Error decode(const YAML::Node& node, const EnvLookup& env, bool& out) {
+  std::string text;
+  if (auto e = read_scalar(node, env, text)) return e;
+  if (text == "true" || text == "True" || text == "TRUE") {
+    out = true;
+  } else if (text == "false" || text == "False" || text == "FALSE") {
+    out = false;
+  } else {
+    return "expected true or false, found '" + text + "'";
+  }
+  return std::nullopt;
+}
+
+Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<std::string>& out) {
+  if (!node.IsSequence()) return std::string("expected a list");
+  out.clear();
+  for (const auto& item : node) {
+    std::string value;
+    if (auto e = read_scalar(item, env, value)) return "list item at line " + std::to_string(item.Mark().line + 1) + ": " + *e;
+    out.push_back(std::move(value));
+  }
+  return std::nullopt;
+}
+
+Error decode(const YAML::Node& node, const EnvLookup& env, std::map<std::string, std::string>& out) {
+  if (!node.IsMap()) return std::string("expected a map of names to values");
+  out.clear();
+  for (const auto& item : node) {
+    std::string value;
+    if (auto e = read_scalar(item.second, env, value)) return "'" + item.first.Scalar() + "': " + *e;
+    out[item.first.Scalar()] = std::move(value);
+  }
+  return std::nullopt;
+}
+
+std::string render_value(const std::string& v) { return v; }
+std::string render_value(int64_t v) { return std::to_string(v); }
+std::string render_value(bool v) { return v ? "true" : "false"; }
+std::string render_value(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out + "]";
+}
+std::string render_value(const std::map<std::string, std::string>& v) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, val] : v) {
+    out += (first ? "" : ", ") + k + ": " + val;
+    first = false;
+  }
+  return out + "}";
+}
+
+template <typename T>
+std::string display_text(const T& v) {
+  return render_value(v);
+}
+
+// Map values whose key names a password or secret (sasl.password, ssl.key.password...) are redacted.
+std::string display_text(const std::map<std::string, std::string>& v) {
+  std::map<std::string, std::string> shown = v;
+  for (auto& [key, value] : shown)
+    if (key.find("password") != std::string::npos || key.find("secret") != std::string::npos) value = "****";
+  return render_value(shown);
+}
+
+template <typename T>
+SettingType type_of() {
+  if constexpr (std::is_same_v<T, std::string>) return SettingType::String;
+  if constexpr (std::is_same_v<T, int64_t>) return SettingType::Integer;
+  if constexpr (std::is_same_v<T, bool>) return SettingType::Boolean;
+  if constexpr (std::is_same_v<T, std::vector<std::string>>) return SettingType::StringList;
+  if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return SettingType::StringMap;
+}
+
+// A property<T>: binds a key path to a field of Config through `access`.
+template <typename T, typename Access>
+class Property {
+ public:
+  Property(std::string path, Access access, std::string help) : access_(access) {
+    s_.path = std::move(path);
+    s_.type = type_of<T>();
+    s_.help = std::move(help);
+  }
+  Property& byDefault(T value) {
+    default_ = std::move(value);
+    s_.default_text = render_value(*default_);
+    return *this;
+  }
+  Property& required() {
+    s_.required = true;
+    return *this;
+  }
+  Property& secret() {
+    s_.secret = true;
+    return *this;
+  }
+  Property& reloadable() {
+    s_.reloadable = true;
+    return *this;
+  }
+  Property& validate(Validator<T> v) {
+    validator_ = std::move(v);
+    return *this;
+  }
+  Property& choices(std::vector<std::string> allowed) {
+    s_.type = SettingType::Choice;
+    s_.choices = allowed;
+    validator_ = [allowed](const T& value) -> Error {
+      for (const auto& a : allowed)
+        if (a == value) return std::nullopt;
+      std::string list;
+      for (size_t i = 0; i < allowed.size(); ++i) list += (i ? ", " : "") + allowed[i];
+      return "'" + value + "' is not one of: " + list;
+    };
+    return *this;
+  }
+  operator Setting() const {  // NOLINT(google-explicit-constructor): the table reads as a list of properties
+    Setting s = s_;
+    Access access = access_;
+    Validator<T> validator = validator_;
+    s.parse = [access, validator](Config& c, const YAML::Node& node, const EnvLookup& env) -> Error {
+      T value{};
+      if (auto e = decode(node, env, value)) return e;
+      if (validator) {
+        if (auto e = validator(value)) return e;
+      }
+      access(c) = std::move(value);
+      return std::nullopt;
+    };
+    std::optional<T> def = default_;
+    s.apply_default = [access, def](Config& c) {
+      if (def) access(c) = *def;
+    };
+    // Config is only read here; the accessor is written for the mutable case.
+    s.render = [access](const Config& c) { return render_value(access(const_cast<Config&>(c))); };
+    s.display = [access](const Config& c) { return display_text(access(const_cast<Config&>(c))); };
+    return s;
+  }
+
+ private:
+  Setting s_;
+  Access access_;
+  std::optional<T> default_;
+  Validator<T> validator_;
+};
+
+template <typename T, typename Access>
+Property<T, Access> property(std::string path, Access access, std::string help) {
+  return Property<T, Access>(std::move(path), access, std::move(help));
+}
+
+// ---- Validators ----
+
+Validator<int64_t> in_range(int64_t lo, int64_t hi) {
+  return [lo, hi](const int64_t& v) -> Error {
+    if (v < lo || v > hi) return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", found " + std::to_string(v);
+    return std::nullopt;
+  };
+}
+
+Error logical_name(const std::string& v) {
+  static const std::regex pattern("[A-Za-z0-9_.-]+");
+  if (!std::regex_match(v, pattern)) return "'" + v + "' must be non-empty and use only letters, digits, '_', '.' and '-' (it names Kafka topics)";
+  return std::nullopt;
+}
+
+Error topic_template(const std::string& v) {
+  static const std::regex placeholder("\\{([^}]*)\\}");
+  for (auto it = std::sregex_iterator(v.begin(), v.end(), placeholder); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (name != "prefix" && name != "database" && name != "schema" && name != "table")
+      return "unknown placeholder {" + name + "}; use {prefix}, {database}, {schema} or {table}";
+  }
+  if (v.empty()) return std::string("must not be empty");
+  return std::nullopt;
+}
+
+// Settings that would break per-key order or acknowledged delivery are refused, not silently applied.
+Error kafka_properties(const std::map<std::string, std::string>& props) {
+  static const std::map<std::string, std::string> pinned = {
+      {"enable.idempotence", "true"}, {"acks", "all"}, {"request.required.acks", "all"}};
+  for (const auto& [key, value] : props) {
+    if (const auto it = pinned.find(key); it != pinned.end() && value != it->second && !(it->second == "all" && value == "-1"))
+      return key + "=" + value + " would allow lost or reordered records; Tidemark requires " + key + "=" + it->second;
+    if (key == "bootstrap.servers") return std::string("set bootstrap.servers through sink.kafka.bootstrap_servers");
+    if (key == "partitioner") return std::string("the partitioner is fixed to murmur2_random so that keys land where Java clients put them");
+  }
+  return std::nullopt;
+}
+
+std::vector<Setting> build_table() {
+  // clang-format off
+  return {
+    property<std::string>("name", [](Config& c) -> auto& { return c.name; },
+      "Logical name of this pipeline: the default topic prefix and source.name in every event.")
+      .required().validate(logical_name),
+    property<std::string>("log.level", [](Config& c) -> auto& { return c.log_level; },
+      "Log verbosity.")
+      .byDefault("info").choices({"trace", "debug", "info", "warn", "error"}).reloadable(),
+
+    property<std::string>("source.type", [](Config& c) -> auto& { return c.source.type; },
+      "Which database log to read: postgres, mysql (MySQL and MariaDB), or generator (synthetic changes for demos and benchmarks).")
+      .required().choices({"generator", "postgres", "mysql"}),
+    property<std::string>("source.host", [](Config& c) -> auto& { return c.source.host; },
+      "Database host.").byDefault("127.0.0.1"),
+    property<int64_t>("source.port", [](Config& c) -> auto& { return c.source.port; },
+      "Database port; 0 means the usual port (5432 for postgres, 3306 for mysql).")
+      .byDefault(0).validate(in_range(0, 65535)),
+    property<std::string>("source.user", [](Config& c) -> auto& { return c.source.user; },
+      "Database user.").byDefault(""),
+    property<std::string>("source.password", [](Config& c) -> auto& { return c.source.password; },
+      "Database password; use ${ENV_VAR} to keep it out of the file.").byDefault("").secret(),
+    property<std::string>("source.database", [](Config& c) -> auto& { return c.source.database; },
+      "Database to connect to.").byDefault(""),
+    property<std::vector<std::string>>("source.tables", [](Config& c) -> auto& { return c.source.tables; },
+      "Tables to capture, as schema.table (postgres) or database.table (mysql); '*' matches any run of characters.")
+      .byDefault({}),
+    property<std::string>("source.postgres.slot", [](Config& c) -> auto& { return c.source.postgres.slot; },
+      "Logical replication slot (pgoutput).").byDefault("tidemark").validate(logical_name),
+    property<std::string>("source.postgres.publication", [](Config& c) -> auto& { return c.source.postgres.publication; },
+      "Publication naming the captured tables.").byDefault("tidemark").validate(logical_name),
+    property<int64_t>("source.mysql.server_id", [](Config& c) -> auto& { return c.source.mysql.server_id; },
+      "Replica server id; must differ from every server and replica in the topology.")
+      .byDefault(5400).validate(in_range(1, 4294967295LL)),
+    property<int64_t>("source.generator.tables", [](Config& c) -> auto& { return c.source.generator.tables; },
+      "Number of synthetic tables (t0, t1, ...).").byDefault(1).validate(in_range(1, 1000)),
+    property<int64_t>("source.generator.keys", [](Config& c) -> auto& { return c.source.generator.keys; },
+      "Distinct keys per table; each key cycles through insert, update, delete.").byDefault(1000).validate(in_range(1, 1'000'000'000)),
+    property<int64_t>("source.generator.rate_per_second", [](Config& c) -> auto& { return c.source.generator.rate_per_second; },
+      "Changes per second; 0 means as fast as Kafka takes them.").byDefault(0).validate(in_range(0, 100'000'000)).reloadable(),
+    property<int64_t>("source.generator.total_events", [](Config& c) -> auto& { return c.source.generator.total_events; },
+      "Stop producing after this many changes in all; 0 means never.").byDefault(0).validate(in_range(0, INT64_MAX)),
+    property<int64_t>("source.generator.row_bytes", [](Config& c) -> auto& { return c.source.generator.row_bytes; },
+      "Size of the synthetic payload column.").byDefault(200).validate(in_range(0, 10'000'000)),
+    property<int64_t>("source.generator.transaction_size", [](Config& c) -> auto& { return c.source.generator.transaction_size; },
+      "Changes per synthetic transaction; the position advances at transaction ends.").byDefault(1).validate(in_range(1, 1'000'000)),
+
+    property<std::string>("sink.type", [](Config& c) -> auto& { return c.sink.type; },
+      "Where events go: kafka, or stdout (JSON lines, for debugging).").byDefault("kafka").choices({"kafka", "stdout"}),
+    property<std::string>("sink.kafka.bootstrap_servers", [](Config& c) -> auto& { return c.sink.kafka.bootstrap_servers; },
+      "Kafka bootstrap servers, host:port[,host:port...]. Required when sink.type is kafka.").byDefault(""),
+    property<std::string>("sink.kafka.topic_prefix", [](Config& c) -> auto& { return c.sink.kafka.topic_prefix; },
+      "Prefix of every topic name; defaults to `name`.").byDefault(""),
+    property<std::string>("sink.kafka.topic_template", [](Config& c) -> auto& { return c.sink.kafka.topic_template; },
+      "Topic of a table; placeholders {prefix}, {database}, {schema}, {table}.")
+      .byDefault("{prefix}.{database}.{table}").validate(topic_template),
+    property<bool>("sink.kafka.tombstones_on_delete", [](Config& c) -> auto& { return c.sink.kafka.tombstones_on_delete; },
+      "After each delete, also send a record with the key and a null value, so log compaction drops the key.")
+      .byDefault(true),
+    property<int64_t>("sink.kafka.delivery_timeout_ms", [](Config& c) -> auto& { return c.sink.kafka.delivery_timeout_ms; },
+      "How long a record may wait for Kafka (broker down included) before the daemon gives up and exits non-zero; 0 means forever.")
+      .byDefault(300000).validate(in_range(0, INT32_MAX)),
+    property<int64_t>("sink.kafka.connect_timeout_ms", [](Config& c) -> auto& { return c.sink.kafka.connect_timeout_ms; },
+      "How long start-up and `tidemark check` wait for the first answer from the brokers.")
+      .byDefault(10000).validate(in_range(100, 600000)),
+    property<int64_t>("sink.kafka.flush_timeout_ms", [](Config& c) -> auto& { return c.sink.kafka.flush_timeout_ms; },
+      "On shutdown, how long to wait for Kafka to acknowledge what was sent.")
+      .byDefault(30000).validate(in_range(0, 3600000)),
+    property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
+      "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Values whose key contains 'password' or 'secret' are never logged.")
+      .byDefault({}).validate(kafka_properties),
+
+    property<std::string>("state.path", [](Config& c) -> auto& { return c.state.path; },
+      "File holding the committed source position (written with fsync and an atomic rename). Defaults to /var/lib/tidemark/<name>.state.json.")
+      .byDefault(""),
+    property<int64_t>("state.flush_interval_ms", [](Config& c) -> auto& { return c.state.flush_interval_ms; },
+      "How often the acknowledged position is written to the state file.")
+      .byDefault(1000).validate(in_range(10, 600000)).reloadable(),
+
+    property<int64_t>("queue.max_events", [](Config& c) -> auto& { return c.queue.max_events; },
+      "Bound of the queue between the source and the sink, in events.").byDefault(20000).validate(in_range(1, 10'000'000)),
+    property<int64_t>("queue.max_bytes", [](Config& c) -> auto& { return c.queue.max_bytes; },
+      "Bound of the queue between the source and the sink, in bytes.").byDefault(64LL << 20).validate(in_range(1 << 16, 1LL << 40)),
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> table = build_table();  // immutable after first use
+  return table;
+}
+
+const Setting* find_setting(std::string_view path) {
+  for (const auto& s : settings())
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
+std::string display_value(const Setting& setting, const Config& config) {
+  if (setting.secret) return "****";
+  return setting.display(config);
+}
+
+}  // namespace tidemark

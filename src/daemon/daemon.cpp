@@ -1,0 +1,290 @@
+#include "daemon/daemon.hpp"
+
+#include <csignal>
+#include <ctime>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "config/config_loader.hpp"
+#include "config/settings.hpp"
+#include "daemon/position_tracker.hpp"
+#include "daemon/state_store.hpp"
+#include "daemon/systemd_notifier.hpp"
+#include "sink/kafka_sink.hpp"
+#include "sink/publisher.hpp"
+#include "sink/sink_factory.hpp"
+#include "source/source_factory.hpp"
+
+namespace tidemark {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kSignalWait{100};
+constexpr std::chrono::milliseconds kPopWait{100};
+constexpr size_t kPopBatch = 1024;
+constexpr std::chrono::seconds kPersistErrorLogEvery{30};
+constexpr std::chrono::seconds kAbortGrace{5};
+
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+// Waits for one of the handled signals for up to `timeout`; 0 when none came.
+int wait_for_signal(const sigset_t& set, std::chrono::milliseconds timeout) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  ts.tv_nsec = static_cast<long>(timeout.count() % 1000 * 1'000'000);
+  const int sig = sigtimedwait(&set, nullptr, &ts);
+  return sig > 0 ? sig : 0;
+}
+
+void apply_log_level(const DaemonOptions& options, const Config& config) {
+  spdlog::set_level(spdlog::level::from_str(options.log_level_override.value_or(config.log_level)));
+}
+
+// The pipeline of one run: everything that lives between start-up and exit.
+class Pipeline {
+ public:
+  Pipeline(const DaemonOptions& options, Config config) : options_(options), config_(std::move(config)) {}
+
+  int run() {
+    const sigset_t signals = handled_signals();
+    // Block before any thread starts so that only the main thread's sigtimedwait receives them.
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    if (!start()) return kExitStartupError;
+    notifier_.ready();
+    spdlog::info("tidemark {} streaming: source {} -> sink {}", config_.name, config_.source.type, config_.sink.type);
+
+    auto last_persist = Clock::now();
+    auto last_watchdog = Clock::now();
+    int exit_code = kExitOk;
+    for (;;) {
+      const int sig = wait_for_signal(signals, kSignalWait);
+      if (sig == SIGTERM || sig == SIGINT) {
+        spdlog::info("received {}: stopping intake, flushing to Kafka", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        break;
+      }
+      if (sig == SIGHUP) reload();
+      if (const auto error = fatal_error()) {
+        spdlog::error("stopping after a fatal error: {}", *error);
+        exit_code = kExitFatal;
+        break;
+      }
+      const auto now = Clock::now();
+      if (now - last_persist >= std::chrono::milliseconds(config_.state.flush_interval_ms)) {
+        persist();
+        last_persist = now;
+      }
+      if (const auto interval = notifier_.watchdog_interval(); interval && now - last_watchdog >= *interval / 2) {
+        // Only a publisher that is making progress (or idle-polling) keeps the watchdog quiet.
+        if (now - Clock::time_point(Clock::duration(publisher_heartbeat_.load())) < *interval) notifier_.watchdog();
+        last_watchdog = now;
+      }
+    }
+    const int stop_code = stop();
+    return exit_code != kExitOk ? exit_code : stop_code;
+  }
+
+ private:
+  bool start() {
+    state_store_.emplace(config_.state.path);
+    const StateLoadResult loaded = state_store_->load();
+    if (!loaded.error.empty()) {
+      spdlog::error("{}", loaded.error);
+      return false;
+    }
+    if (loaded.state) {
+      if (loaded.state->pipeline != config_.name || loaded.state->source_type != config_.source.type) {
+        spdlog::error("state file {} belongs to pipeline '{}' ({} source), not '{}' ({} source): point state.path at "
+                      "this pipeline's own file",
+                      config_.state.path, loaded.state->pipeline, loaded.state->source_type, config_.name,
+                      config_.source.type);
+        return false;
+      }
+      start_position_ = loaded.state->position;
+      state_extensions_ = loaded.state->extensions;
+    }
+    spdlog::info("state {}: {}", config_.state.path,
+                 start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
+    tracker_.emplace(start_position_);
+    last_persisted_generation_ = tracker_->committed().generation;
+    try {
+      sink_ = make_sink(config_, *tracker_);
+      if (auto* kafka = dynamic_cast<KafkaSink*>(sink_.get())) {
+        if (auto error = kafka->check_connection(std::chrono::milliseconds(config_.sink.kafka.connect_timeout_ms))) {
+          spdlog::error("{}", *error);
+          return false;
+        }
+      }
+      source_ = make_source(config_);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return false;
+    }
+    const std::vector<std::string> problems = source_->check();
+    for (const auto& p : problems) spdlog::error("{}", p);
+    if (!problems.empty()) return false;
+
+    queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
+                   [](const StreamItem& item) { return approximate_bytes(item); });
+    publisher_.emplace(publisher_options(config_), *sink_, *tracker_);
+    beat();
+    publisher_thread_ = std::jthread([this] { publish_loop(); });
+    source_thread_ = std::jthread([this](std::stop_token stop) {
+      SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
+      if (!outcome.ok) {
+        const std::lock_guard lock(source_error_mutex_);
+        source_error_ = outcome.error;
+      }
+      source_done_ = true;
+    });
+    return true;
+  }
+
+  void beat() { publisher_heartbeat_ = Clock::now().time_since_epoch().count(); }
+
+  void publish_loop() {
+    std::vector<StreamItem> batch;
+    batch.reserve(kPopBatch);
+    for (;;) {
+      batch.clear();
+      queue_->pop_batch(batch, kPopBatch, kPopWait);
+      for (const auto& item : batch) {
+        if (!publisher_->publish(item)) {
+          publisher_failed_ = true;
+          break;
+        }
+      }
+      sink_->poll(std::chrono::milliseconds(0));
+      beat();
+      if (publisher_failed_ || queue_->closed_and_empty()) break;
+    }
+    // Intake has stopped: wait for Kafka to acknowledge what was handed over (bounded).
+    flushed_ = sink_->flush(std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
+    publisher_done_ = true;
+  }
+
+  std::optional<std::string> fatal_error() {
+    if (auto error = sink_->fatal_error()) return error;
+    {
+      const std::lock_guard lock(source_error_mutex_);
+      if (source_error_) return source_error_;
+    }
+    if (publisher_failed_) return std::string("the sink stopped accepting records");
+    return std::nullopt;
+  }
+
+  // Writes the committed position if it moved; then lets the source confirm it to the server.
+  bool persist() {
+    const PositionTracker::Committed committed = tracker_->committed();
+    if (committed.generation == last_persisted_generation_) return true;
+    PersistedState state{config_.name, config_.source.type, committed.position, state_extensions_};
+    if (auto error = state_store_->save(state)) {
+      const auto now = Clock::now();
+      if (now - last_persist_error_log_ >= kPersistErrorLogEvery) {
+        spdlog::error("{}", *error);
+        last_persist_error_log_ = now;
+      }
+      return false;
+    }
+    last_persisted_generation_ = committed.generation;
+    if (committed.position) source_->on_position_persisted(*committed.position);
+    spdlog::debug("persisted position {}", committed.position ? committed.position->token : "(none)");
+    return true;
+  }
+
+  void reload() {
+    notifier_.reloading();
+    ConfigLoadResult loaded = load_config_file(options_.config_path, process_environment());
+    if (!loaded.ok()) {
+      spdlog::error("SIGHUP: the new configuration has errors; keeping the running one:\n{}", format_errors(loaded.errors));
+      notifier_.ready();
+      return;
+    }
+    const Config& next = loaded.config;
+    bool applied = false;
+    for (const Setting& s : settings()) {
+      if (s.render(config_) == s.render(next)) continue;
+      if (s.reloadable) {
+        spdlog::info("SIGHUP: {} changed to {}", s.path, display_value(s, next));
+        applied = true;
+      } else {
+        spdlog::warn("SIGHUP: {} changed, which needs a restart to take effect", s.path);
+      }
+    }
+    // Only reloadable settings move into the running config; the rest waits for a restart.
+    config_.log_level = next.log_level;
+    config_.state.flush_interval_ms = next.state.flush_interval_ms;
+    config_.source.generator.rate_per_second = next.source.generator.rate_per_second;
+    apply_log_level(options_, config_);
+    source_->reconfigure(next);
+    if (!applied) spdlog::info("SIGHUP: configuration reloaded, nothing to apply live");
+    notifier_.ready();
+  }
+
+  int stop() {
+    notifier_.stopping();
+    source_thread_.request_stop();
+    source_thread_.join();
+    queue_->close();
+    // The publisher drains the queue and flushes within flush_timeout_ms; a broker that stays down can
+    // hold a send in backpressure, so abort it after that plus a grace period.
+    const auto deadline = Clock::now() + std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms) + kAbortGrace;
+    while (!publisher_done_ && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!publisher_done_) {
+      spdlog::warn("Kafka did not take the remaining records in time; abandoning them (they are replayed on restart)");
+      sink_->abort();
+    }
+    publisher_thread_.join();
+    const bool persisted = persist();
+    const auto committed = tracker_->committed();
+    spdlog::info("stopped; committed position {}", committed.position ? committed.position->token : "(none)");
+    if (!persisted) return kExitFatal;
+    return flushed_ && !publisher_failed_ ? kExitOk : kExitUnflushed;
+  }
+
+  const DaemonOptions& options_;
+  Config config_;
+  SystemdNotifier notifier_;
+  std::optional<StateStore> state_store_;
+  std::optional<SourcePosition> start_position_;
+  nlohmann::json state_extensions_ = nlohmann::json::object();
+  std::optional<PositionTracker> tracker_;
+  uint64_t last_persisted_generation_ = 0;
+  Clock::time_point last_persist_error_log_{};
+  std::unique_ptr<MessageSink> sink_;
+  std::unique_ptr<Source> source_;
+  std::optional<EventQueue> queue_;
+  std::optional<Publisher> publisher_;
+  std::jthread publisher_thread_;
+  std::jthread source_thread_;
+  std::atomic<Clock::rep> publisher_heartbeat_{0};
+  std::atomic<bool> publisher_failed_{false};
+  std::atomic<bool> publisher_done_{false};
+  std::atomic<bool> flushed_{false};
+  std::atomic<bool> source_done_{false};
+  std::mutex source_error_mutex_;
+  std::optional<std::string> source_error_;
+};
+
+}  // namespace
+
+int run_daemon(const DaemonOptions& options, Config config) {
+  apply_log_level(options, config);
+  Pipeline pipeline(options, std::move(config));
+  return pipeline.run();
+}
+
+}  // namespace tidemark

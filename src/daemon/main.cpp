@@ -1,0 +1,67 @@
+// tidemark: run the daemon, check a configuration, print the version.
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "config/config_loader.hpp"
+#include "daemon/checks.hpp"
+#include "daemon/daemon.hpp"
+#include "tidemark/version.hpp"
+
+namespace {
+
+// Logs go to stderr: stdout belongs to the stdout sink.
+void set_up_logging() {
+  auto logger = spdlog::stderr_color_mt("tidemark");
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+}
+
+std::optional<tidemark::Config> load_or_report(const std::string& path) {
+  tidemark::ConfigLoadResult loaded = tidemark::load_config_file(path, tidemark::process_environment());
+  if (!loaded.ok()) {
+    std::cerr << tidemark::format_errors(loaded.errors);
+    return std::nullopt;
+  }
+  return std::move(loaded.config);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  set_up_logging();
+  CLI::App app{"Tidemark: change data capture from MySQL/MariaDB and PostgreSQL logs to Kafka"};
+  app.set_version_flag("--version", std::string("tidemark ") + tidemark::kVersion);
+  app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level, "Log verbosity; overrides log.level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+
+  std::string config_path;
+  CLI::App* run = app.add_subcommand("run", "Stream changes until SIGTERM");
+  run->add_option("-c,--config", config_path, "YAML configuration file")->required();
+  CLI::App* check = app.add_subcommand("check", "Validate the configuration and check the environment");
+  check->add_option("-c,--config", config_path, "YAML configuration file")->required();
+
+  CLI11_PARSE(app, argc, argv);
+  if (!log_level.empty()) spdlog::set_level(spdlog::level::from_str(log_level));
+
+  const std::optional<tidemark::Config> config = load_or_report(config_path);
+  if (check->parsed()) {
+    if (!config) {
+      std::cout << "configuration " << config_path << ": errors above\n";
+      return 1;
+    }
+    const std::vector<std::string> problems = tidemark::check_environment(*config);
+    for (const auto& p : problems) std::cout << "problem: " << p << "\n";
+    std::cout << (problems.empty() ? "ok: " + config_path + " is valid and its environment is ready\n"
+                                   : std::to_string(problems.size()) + " problem(s) found\n");
+    return problems.empty() ? 0 : 1;
+  }
+  if (!config) return tidemark::kExitStartupError;
+  tidemark::DaemonOptions options{config_path, log_level.empty() ? std::nullopt : std::optional(log_level)};
+  return tidemark::run_daemon(options, *config);
+}

@@ -1,0 +1,329 @@
+#include "sink/envelope_serializer.hpp"
+
+#include <charconv>
+#include <chrono>
+
+#include "sink/json_writer.hpp"
+#include "tidemark/version.hpp"
+
+namespace tidemark {
+
+// Debezium's placeholder for values the log did not carry (its unavailable.value.placeholder default).
+static constexpr std::string_view kUnavailablePlaceholder = "__debezium_unavailable_value";
+
+struct EnvelopeSerializer::TableFragments {
+  TableSchemaPtr table;                      // keeps the schema (and so the cache key) alive
+  std::vector<std::string> column_prefixes;  // "\"name\":"
+  std::string source_table;                  // ,"db":"..",["schema":"..",]"table":".."
+  std::string source_table_no_schema;        // the same without schema (MySQL-style block)
+};
+
+namespace {
+
+void append_two_digits(std::string& out, unsigned v) {
+  out.push_back(static_cast<char>('0' + v / 10));
+  out.push_back(static_cast<char>('0' + v % 10));
+}
+
+// Howard Hinnant's days-to-civil conversion: exact for the whole int64 range we can meet.
+void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += (m <= 2);
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+void append_number(std::string& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+}  // namespace
+
+void append_iso_timestamp_utc(std::string& out, int64_t micros) {
+  if (micros == kTimestampInfinity || micros == kTimestampMinusInfinity) {
+    out.append(micros == kTimestampInfinity ? "infinity" : "-infinity");
+    return;
+  }
+  const int64_t days = floor_div(micros, 86'400'000'000LL);
+  const int64_t micros_of_day = micros - days * 86'400'000'000LL;
+  int64_t year;
+  unsigned month, day;
+  civil_from_days(days, year, month, day);
+  if (year < 0 || year > 9999) {  // ISO-8601 expanded years carry a sign and at least 4 digits
+    out.push_back(year < 0 ? '-' : '+');
+    year = year < 0 ? -year : year;
+  }
+  char ybuf[24];
+  auto r = std::to_chars(ybuf, ybuf + sizeof ybuf, year);
+  for (auto n = r.ptr - ybuf; n < 4; ++n) out.push_back('0');
+  out.append(ybuf, static_cast<size_t>(r.ptr - ybuf));
+  out.push_back('-');
+  append_two_digits(out, month);
+  out.push_back('-');
+  append_two_digits(out, day);
+  out.push_back('T');
+  const auto secs = static_cast<unsigned>(micros_of_day / 1'000'000);
+  append_two_digits(out, secs / 3600);
+  out.push_back(':');
+  append_two_digits(out, secs / 60 % 60);
+  out.push_back(':');
+  append_two_digits(out, secs % 60);
+  const auto frac = static_cast<unsigned>(micros_of_day % 1'000'000);
+  if (frac != 0) {
+    char fbuf[7];
+    unsigned f = frac;
+    for (int i = 5; i >= 0; --i, f /= 10) fbuf[i] = static_cast<char>('0' + f % 10);
+    out.push_back('.');
+    out.append(fbuf, 6);
+  }
+  out.push_back('Z');
+}
+
+void append_iso_interval(std::string& out, const Interval& iv) {
+  // Debezium's interval.handling.mode=string: every component present, fields keep their own signs.
+  const int64_t years = iv.months / 12;
+  const int64_t months = iv.months % 12;
+  const int64_t hours = iv.micros / 3'600'000'000LL;
+  const int64_t minutes = iv.micros / 60'000'000LL % 60;
+  const int64_t micros = iv.micros % 60'000'000LL;
+  out.push_back('P');
+  append_number(out, years);
+  out.push_back('Y');
+  append_number(out, months);
+  out.push_back('M');
+  append_number(out, iv.days);
+  out.append("DT");
+  append_number(out, hours);
+  out.push_back('H');
+  append_number(out, minutes);
+  out.push_back('M');
+  if (micros < 0) out.push_back('-');
+  const int64_t abs_micros = micros < 0 ? -micros : micros;
+  append_number(out, abs_micros / 1'000'000);
+  if (const int64_t frac = abs_micros % 1'000'000; frac != 0) {
+    char fbuf[6];
+    int64_t f = frac;
+    for (int i = 5; i >= 0; --i, f /= 10) fbuf[i] = static_cast<char>('0' + f % 10);
+    out.push_back('.');
+    out.append(fbuf, 6);
+  }
+  out.push_back('S');
+}
+
+void write_json_value(const Value& value, std::string& out) {
+  JsonWriter w(out);
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Null>) {
+          w.null();
+        } else if constexpr (std::is_same_v<T, Unavailable>) {
+          w.string(kUnavailablePlaceholder);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          w.boolean(x);
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          w.integer(x);
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          w.unsigned_integer(x);
+        } else if constexpr (std::is_same_v<T, double>) {
+          w.number(x);
+        } else if constexpr (std::is_same_v<T, Decimal>) {
+          w.string(x.text);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          w.string(x);
+        } else if constexpr (std::is_same_v<T, Bytes>) {
+          w.base64(x.data);
+        } else if constexpr (std::is_same_v<T, Date> || std::is_same_v<T, Time> || std::is_same_v<T, Timestamp>) {
+          // io.debezium.time.Date (days), MicroTime and MicroTimestamp (microseconds) are plain numbers;
+          // the infinity sentinels pass through as their extreme values.
+          if constexpr (std::is_same_v<T, Date>) {
+            w.integer(x.days);
+          } else {
+            w.integer(x.micros);
+          }
+        } else if constexpr (std::is_same_v<T, TimestampTz>) {
+          out.push_back('"');
+          append_iso_timestamp_utc(out, x.micros);
+          out.push_back('"');
+        } else if constexpr (std::is_same_v<T, Interval>) {
+          out.push_back('"');
+          append_iso_interval(out, x);
+          out.push_back('"');
+        } else if constexpr (std::is_same_v<T, Json>) {
+          w.string(x.text);
+        } else if constexpr (std::is_same_v<T, Uuid>) {
+          w.string(uuid_to_string(x));
+        } else if constexpr (std::is_same_v<T, Array>) {
+          out.push_back('[');
+          for (size_t i = 0; i < x.items.size(); ++i) {
+            if (i) out.push_back(',');
+            write_json_value(x.items[i], out);
+          }
+          out.push_back(']');
+        } else {
+          static_assert(sizeof(T) == 0, "every value type needs a rendering");
+        }
+      },
+      value.v);
+}
+
+EnvelopeSerializer::EnvelopeSerializer(EnvelopeOptions options) : options_(std::move(options)) {
+  source_prefix_ = ",\"source\":{\"version\":\"" + std::string(kVersion) + "\",\"connector\":\"";
+}
+
+EnvelopeSerializer::~EnvelopeSerializer() = default;
+EnvelopeSerializer::EnvelopeSerializer(EnvelopeSerializer&&) noexcept = default;
+
+const EnvelopeSerializer::TableFragments& EnvelopeSerializer::fragments(const TableSchemaPtr& table) {
+  if (table.get() == last_table_) return *last_fragments_;
+  auto& slot = cache_[table.get()];
+  if (!slot) {
+    slot = std::make_unique<TableFragments>();
+    slot->table = table;
+    for (const auto& name : table->columns) slot->column_prefixes.push_back(JsonWriter::member_prefix(name));
+    std::string db = ",\"db\":\"";
+    append_json_escaped(db, table->id.database);
+    db += '"';
+    std::string tbl = ",\"table\":\"";
+    append_json_escaped(tbl, table->id.table);
+    tbl += '"';
+    std::string schema = ",\"schema\":\"";
+    append_json_escaped(schema, table->id.schema);
+    schema += '"';
+    slot->source_table = db + schema + tbl;
+    slot->source_table_no_schema = db + tbl;
+  }
+  last_table_ = table.get();
+  last_fragments_ = slot.get();
+  return *slot;
+}
+
+bool EnvelopeSerializer::write_key(const TableSchema& table, const Row& image, std::string& out) {
+  if (table.key_columns.empty()) return false;
+  out.push_back('{');
+  bool first = true;
+  for (const size_t index : table.key_columns) {
+    if (!first) out.push_back(',');
+    first = false;
+    out.push_back('"');
+    append_json_escaped(out, table.columns[index]);
+    out.append("\":");
+    write_json_value(index < image.size() ? image[index] : Value(Unavailable{}), out);
+  }
+  out.push_back('}');
+  return true;
+}
+
+void EnvelopeSerializer::write_row(const TableFragments& f, const Row& row, std::string& out) {
+  out.push_back('{');
+  const size_t n = std::min(row.size(), f.column_prefixes.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out.push_back(',');
+    out.append(f.column_prefixes[i]);
+    write_json_value(row[i], out);
+  }
+  out.push_back('}');
+}
+
+namespace {
+std::string_view connector_name(ConnectorKind kind) {
+  switch (kind) {
+    case ConnectorKind::Generator: return "generator";
+    case ConnectorKind::MySql: return "mysql";
+    case ConnectorKind::Postgres: return "postgresql";
+  }
+  return "unknown";
+}
+
+std::string_view snapshot_text(SnapshotMarker m) {
+  switch (m) {
+    case SnapshotMarker::No: return "false";
+    case SnapshotMarker::Yes: return "true";
+    case SnapshotMarker::Last: return "last";
+    case SnapshotMarker::Incremental: return "incremental";
+  }
+  return "false";
+}
+}  // namespace
+
+void EnvelopeSerializer::write_source(const ChangeEvent& event, const TableFragments& f, std::string& out) {
+  JsonWriter w(out);
+  const SourceInfo& s = event.source;
+  out.append(source_prefix_);
+  out.append(connector_name(s.connector));
+  out.append("\",\"name\":");
+  w.string(options_.server_name);
+  out.append(",\"ts_ms\":");
+  w.integer(s.commit_ts_ms);
+  out.append(",\"snapshot\":\"");
+  out.append(snapshot_text(event.snapshot));
+  out.push_back('"');
+  switch (s.connector) {
+    case ConnectorKind::Postgres:
+      out.append(f.source_table);
+      out.append(",\"txId\":");
+      if (s.txid) w.unsigned_integer(*s.txid); else w.null();
+      out.append(",\"lsn\":");
+      if (s.lsn) w.unsigned_integer(*s.lsn); else w.null();
+      break;
+    case ConnectorKind::MySql:
+      out.append(f.source_table_no_schema);
+      out.append(",\"server_id\":");
+      w.unsigned_integer(s.server_id);
+      out.append(",\"gtid\":");
+      if (s.gtid.empty()) w.null(); else w.string(s.gtid);
+      out.append(",\"file\":");
+      w.string(s.file);
+      out.append(",\"pos\":");
+      w.unsigned_integer(s.pos);
+      out.append(",\"row\":");
+      w.unsigned_integer(s.row);
+      break;
+    case ConnectorKind::Generator:
+      out.append(f.source_table_no_schema);
+      out.append(",\"sequence\":");
+      if (s.sequence) w.unsigned_integer(*s.sequence); else w.null();
+      break;
+  }
+  out.push_back('}');
+}
+
+void EnvelopeSerializer::write_value(const ChangeEvent& event, std::string& out, int64_t now_ms) {
+  write_value(event, event.op, event.before ? &*event.before : nullptr, event.after ? &*event.after : nullptr, out,
+              now_ms);
+}
+
+void EnvelopeSerializer::write_value(const ChangeEvent& event, Op op, const Row* before, const Row* after,
+                                     std::string& out, int64_t now_ms) {
+  const TableFragments& f = fragments(event.table);
+  out.append("{\"before\":");
+  if (before) {
+    write_row(f, *before, out);
+  } else {
+    out.append("null");
+  }
+  out.append(",\"after\":");
+  if (after) {
+    write_row(f, *after, out);
+  } else {
+    out.append("null");
+  }
+  write_source(event, f, out);
+  out.append(",\"op\":\"");
+  out.push_back(static_cast<char>(op));
+  out.append("\",\"ts_ms\":");
+  JsonWriter(out).integer(now_ms);
+  out.append(",\"transaction\":null}");
+}
+
+}  // namespace tidemark

@@ -1,0 +1,57 @@
+#pragma once
+// Renders change events as Debezium-compatible JSON (the JsonConverter with schemas disabled):
+// key {"col": value, ...}; value {"before", "after", "source", "op", "ts_ms", "transaction"}.
+// The rendering of each value type is documented in docs/event-format.md.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "tidemark/change_event.hpp"
+
+namespace tidemark {
+
+struct EnvelopeOptions {
+  std::string server_name;  // source.name: the pipeline's logical name
+};
+
+class EnvelopeSerializer {
+ public:
+  explicit EnvelopeSerializer(EnvelopeOptions options);
+  ~EnvelopeSerializer();
+  EnvelopeSerializer(EnvelopeSerializer&&) noexcept;
+
+  // Appends {"k1":v1,...} for the key columns of `image`. Returns false (and appends nothing) when the
+  // table has no key, in which case the record has a null key.
+  bool write_key(const TableSchema& table, const Row& image, std::string& out);
+
+  // Appends the envelope of `event` as it is.
+  void write_value(const ChangeEvent& event, std::string& out, int64_t now_ms);
+
+  // Appends an envelope with the given op and images but the event's source block: used to split a
+  // key-changing update into a delete of the old key and a create of the new one.
+  void write_value(const ChangeEvent& event, Op op, const Row* before, const Row* after, std::string& out,
+                   int64_t now_ms);
+
+ private:
+  struct TableFragments;
+  const TableFragments& fragments(const TableSchemaPtr& table);
+  void write_row(const TableFragments& f, const Row& row, std::string& out);
+  void write_source(const ChangeEvent& event, const TableFragments& f, std::string& out);
+
+  EnvelopeOptions options_;
+  std::string source_prefix_;  // ,"source":{"version":"x.y.z","connector":"  (the connector follows per event)
+  // Escaped "col": fragments per table schema; holds the schema so its address is never reused.
+  std::unordered_map<const TableSchema*, std::unique_ptr<TableFragments>> cache_;
+  const TableSchema* last_table_ = nullptr;
+  const TableFragments* last_fragments_ = nullptr;
+};
+
+// Renders one value as JSON (exposed for tests and for key rendering).
+void write_json_value(const Value& value, std::string& out);
+
+// ISO-8601 renderings used for zoned timestamps and intervals.
+void append_iso_timestamp_utc(std::string& out, int64_t micros_since_epoch);
+void append_iso_interval(std::string& out, const Interval& interval);
+
+}  // namespace tidemark

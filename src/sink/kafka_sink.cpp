@@ -1,0 +1,203 @@
+#include "sink/kafka_sink.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "sink/kafka_errors.hpp"
+
+namespace tidemark {
+
+namespace {
+
+constexpr std::chrono::milliseconds kBackpressurePoll{50};
+constexpr std::chrono::milliseconds kTopicCheckTimeout{5000};
+
+void set_property(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
+    throw std::runtime_error("sink.kafka.properties: " + key + ": " + err);
+}
+
+}  // namespace
+
+KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, PositionTracker& tracker)
+    : config_(config), tracker_(tracker) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  try {
+    // Tidemark's own defaults first, so that sink.kafka.properties can override the tunable ones.
+    set_property(conf, "client.id", client_id);
+    set_property(conf, "queue.buffering.max.kbytes", "32768");  // bounds the producer's memory
+    set_property(conf, "linger.ms", "5");
+    for (const auto& [key, value] : config.properties) set_property(conf, key, value);
+    // Pinned: these make delivery ordered and acknowledged (the config validator refuses overrides).
+    set_property(conf, "bootstrap.servers", config.bootstrap_servers);
+    set_property(conf, "enable.idempotence", "true");
+    set_property(conf, "acks", "all");
+    set_property(conf, "partitioner", "murmur2_random");
+    set_property(conf, "message.timeout.ms", std::to_string(config.delivery_timeout_ms));
+  } catch (...) {
+    rd_kafka_conf_destroy(conf);
+    throw;
+  }
+  rd_kafka_conf_set_opaque(conf, this);
+  rd_kafka_conf_set_dr_msg_cb(conf, &KafkaSink::on_delivery);
+  rd_kafka_conf_set_error_cb(conf, &KafkaSink::on_error);
+  rd_kafka_conf_set_log_cb(conf, &KafkaSink::on_log);
+  char err[512];
+  producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (producer_ == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    throw std::runtime_error(std::string("cannot create the Kafka producer: ") + err);
+  }
+}
+
+KafkaSink::~KafkaSink() {
+  for (auto* topic : topics_) rd_kafka_topic_destroy(topic);
+  if (producer_) rd_kafka_destroy(producer_);
+}
+
+std::optional<std::string> KafkaSink::check_connection(std::chrono::milliseconds timeout) {
+  const rd_kafka_metadata_t* metadata = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(producer_, 0, nullptr, &metadata, static_cast<int>(timeout.count()));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return "cannot reach Kafka at " + config_.bootstrap_servers + " within " + std::to_string(timeout.count()) +
+           " ms (" + rd_kafka_err2str(err) +
+           "). Check sink.kafka.bootstrap_servers, that the brokers are up, and the security settings in "
+           "sink.kafka.properties.";
+  }
+  const int brokers = metadata->broker_cnt;
+  rd_kafka_metadata_destroy(metadata);
+  if (brokers == 0) return "Kafka at " + config_.bootstrap_servers + " answered with no brokers";
+  return std::nullopt;
+}
+
+std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
+  if (const auto it = topic_index_.find(name); it != topic_index_.end()) return it->second;
+  rd_kafka_topic_t* topic = rd_kafka_topic_new(producer_, name.c_str(), nullptr);
+  if (topic == nullptr) {
+    set_fatal(explain_kafka_error(rd_kafka_last_error(), name, config_.bootstrap_servers));
+    return std::nullopt;
+  }
+  // Ask once whether the topic exists, so that a missing topic is one clear error now rather than a
+  // delivery timeout minutes later. When the brokers cannot be asked, delivery reports decide.
+  const rd_kafka_metadata_t* metadata = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(producer_, 0, topic, &metadata, static_cast<int>(kTopicCheckTimeout.count()));
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const rd_kafka_resp_err_t topic_err = metadata->topic_cnt > 0 ? metadata->topics[0].err : RD_KAFKA_RESP_ERR_NO_ERROR;
+    rd_kafka_metadata_destroy(metadata);
+    if (topic_err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || topic_err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+      rd_kafka_topic_destroy(topic);
+      set_fatal(explain_kafka_error(topic_err, name, config_.bootstrap_servers));
+      return std::nullopt;
+    }
+  } else {
+    spdlog::warn("could not check that topic {} exists ({}); sending anyway", name, rd_kafka_err2str(err));
+  }
+  topics_.push_back(topic);
+  topic_index_.emplace(name, topics_.size() - 1);
+  return topics_.size() - 1;
+}
+
+bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
+                     Ticket ticket) {
+  rd_kafka_topic_t* rkt = topics_.at(topic);
+  for (;;) {
+    if (failed_ || aborted_) return false;
+    // Copying lets the caller reuse its buffers at once; the copy is cheap beside the serialization.
+    const int rc = rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                    value ? const_cast<char*>(value->data()) : nullptr, value ? value->size() : 0,
+                                    key ? key->data() : nullptr, key ? key->size() : 0,
+                                    reinterpret_cast<void*>(static_cast<uintptr_t>(ticket)));
+    if (rc == 0) return true;
+    const rd_kafka_resp_err_t err = rd_kafka_last_error();
+    switch (classify_kafka_error(err)) {
+      case KafkaErrorAction::Backpressure:
+        rd_kafka_poll(producer_, static_cast<int>(kBackpressurePoll.count()));
+        continue;
+      case KafkaErrorAction::Transient:
+        spdlog::warn("{}", explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
+        rd_kafka_poll(producer_, static_cast<int>(kBackpressurePoll.count()));
+        continue;
+      case KafkaErrorAction::Fatal:
+        set_fatal(explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
+        return false;
+    }
+  }
+}
+
+void KafkaSink::poll(std::chrono::milliseconds timeout) { rd_kafka_poll(producer_, static_cast<int>(timeout.count())); }
+
+bool KafkaSink::flush(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (rd_kafka_outq_len(producer_) > 0) {
+    if (failed_) return false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    rd_kafka_flush(producer_, static_cast<int>(std::min<int64_t>(left.count(), 100)));
+  }
+  return !failed_;
+}
+
+std::optional<std::string> KafkaSink::fatal_error() const {
+  const std::lock_guard lock(fatal_mutex_);
+  return fatal_;
+}
+
+void KafkaSink::set_fatal(std::string message) {
+  const std::lock_guard lock(fatal_mutex_);
+  if (!fatal_) {
+    spdlog::error("{}", message);
+    fatal_ = std::move(message);
+  }
+  failed_ = true;
+}
+
+void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
+  auto* self = static_cast<KafkaSink*>(opaque);
+  const auto ticket = static_cast<Ticket>(reinterpret_cast<uintptr_t>(message->_private));
+  if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    // librdkafka has already retried what can be retried: this record is lost to this session, so
+    // nothing after it may be committed. Stop; a restart replays from the committed position.
+    self->set_fatal(explain_kafka_error(message->err, message->rkt ? rd_kafka_topic_name(message->rkt) : "",
+                                        self->config_.bootstrap_servers));
+    return;
+  }
+  try {
+    self->tracker_.acknowledge(ticket);
+  } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
+    spdlog::critical("{}", e.what());
+    std::abort();
+  }
+}
+
+void KafkaSink::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<KafkaSink*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  if (code == RD_KAFKA_RESP_ERR__FATAL) {
+    char detail[512];
+    const rd_kafka_resp_err_t original = rd_kafka_fatal_error(rk, detail, sizeof detail);
+    self->set_fatal("fatal Kafka producer error " + std::string(rd_kafka_err2name(original)) + ": " + detail);
+    return;
+  }
+  if (classify_kafka_error(code) == KafkaErrorAction::Transient) {
+    spdlog::warn("Kafka: {} (librdkafka retries)", reason);
+  } else {
+    spdlog::error("Kafka: {}: {}", rd_kafka_err2name(code), reason);
+  }
+}
+
+void KafkaSink::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+  if (level <= 3) {
+    spdlog::error("librdkafka {}: {}", facility, message);
+  } else if (level <= 5) {
+    spdlog::info("librdkafka {}: {}", facility, message);
+  } else {
+    spdlog::debug("librdkafka {}: {}", facility, message);
+  }
+}
+
+}  // namespace tidemark

@@ -1,0 +1,86 @@
+#include "sink/publisher.hpp"
+
+#include <chrono>
+
+namespace tidemark {
+
+namespace {
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+bool key_changed(const TableSchema& table, const Row& before, const Row& after) {
+  for (const size_t i : table.key_columns) {
+    if (i >= before.size() || i >= after.size()) return false;
+    // An old image without the key value (not logged) cannot show a change.
+    if (std::holds_alternative<Unavailable>(before[i].v)) return false;
+    if (!(before[i] == after[i])) return true;
+  }
+  return false;
+}
+
+Publisher::Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker)
+    : options_(std::move(options)),
+      sink_(sink),
+      tracker_(tracker),
+      serializer_(EnvelopeOptions{options_.server_name}),
+      namer_(options_.topic_prefix, options_.topic_template) {}
+
+std::optional<TopicIndex> Publisher::topic_for(const TableId& table) {
+  if (const auto it = topics_.find(table); it != topics_.end()) return it->second;
+  const std::optional<TopicIndex> index = sink_.resolve_topic(namer_.topic_for(table));
+  if (index) topics_.emplace(table, *index);
+  return index;
+}
+
+bool Publisher::publish(const StreamItem& item) {
+  if (const auto* event = std::get_if<ChangeEvent>(&item)) return publish_event(*event);
+  // A checkpoint has no record: it is acknowledged at once and commits when everything before it is.
+  tracker_.acknowledge(tracker_.begin(std::get<Checkpoint>(item).position));
+  return true;
+}
+
+bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after) {
+  const Ticket ticket = tracker_.begin(std::move(resume_after));
+  const bool ok = sink_.send(topic, has_key ? std::optional<std::string_view>(key_) : std::nullopt,
+                             has_value ? std::optional<std::string_view>(value_) : std::nullopt, ticket);
+  if (ok) ++records_sent_;
+  return ok;
+}
+
+bool Publisher::publish_event(const ChangeEvent& event) {
+  const TableSchema& table = *event.table;
+  const std::optional<TopicIndex> topic = topic_for(table.id);
+  if (!topic) return false;
+  const int64_t now = now_ms();
+  const bool tombstones = options_.tombstones_on_delete;
+
+  if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
+    // The old key's history ends with a delete (and tombstone); the new key's begins with a create.
+    key_.clear();
+    value_.clear();
+    const bool has_key = serializer_.write_key(table, *event.before, key_);
+    serializer_.write_value(event, Op::Delete, &*event.before, nullptr, value_, now);
+    if (!send(*topic, has_key, true, std::nullopt)) return false;
+    if (tombstones && has_key && !send(*topic, true, false, std::nullopt)) return false;
+    key_.clear();
+    value_.clear();
+    serializer_.write_key(table, *event.after, key_);
+    serializer_.write_value(event, Op::Create, nullptr, &*event.after, value_, now);
+    return send(*topic, has_key, true, event.resume_position);
+  }
+
+  key_.clear();
+  value_.clear();
+  const Row* key_image = event.key_image();
+  const bool has_key = key_image != nullptr && serializer_.write_key(table, *key_image, key_);
+  serializer_.write_value(event, value_, now);
+  const bool tombstone = event.op == Op::Delete && tombstones && has_key;
+  if (!send(*topic, has_key, true, tombstone ? std::nullopt : event.resume_position)) return false;
+  if (tombstone) return send(*topic, true, false, event.resume_position);
+  return true;
+}
+
+}  // namespace tidemark

@@ -1,0 +1,51 @@
+#pragma once
+// Turns stream items into records: topic, key, envelope; a tombstone after a delete; a key-changing
+// update as a delete of the old key (plus tombstone) and a create of the new one, as Debezium does.
+// Registers every record with the position tracker in log order, the event's resume position on the last.
+
+#include <string>
+#include <unordered_map>
+
+#include "daemon/position_tracker.hpp"
+#include "sink/envelope_serializer.hpp"
+#include "sink/message_sink.hpp"
+#include "sink/topic_namer.hpp"
+
+namespace tidemark {
+
+struct PublisherOptions {
+  std::string server_name;
+  std::string topic_prefix;
+  std::string topic_template;
+  bool tombstones_on_delete = true;
+};
+
+class Publisher {
+ public:
+  Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker);
+
+  // False when the sink failed (see MessageSink::fatal_error) or was aborted.
+  bool publish(const StreamItem& item);
+
+  uint64_t records_sent() const { return records_sent_; }
+
+ private:
+  bool publish_event(const ChangeEvent& event);
+  bool send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after);
+  std::optional<TopicIndex> topic_for(const TableId& table);
+
+  PublisherOptions options_;
+  MessageSink& sink_;
+  PositionTracker& tracker_;
+  EnvelopeSerializer serializer_;
+  TopicNamer namer_;
+  std::unordered_map<TableId, TopicIndex, TableIdHash> topics_;
+  std::string key_;
+  std::string value_;
+  uint64_t records_sent_ = 0;
+};
+
+// True when the key columns of the two images differ (a primary-key change).
+bool key_changed(const TableSchema& table, const Row& before, const Row& after);
+
+}  // namespace tidemark

@@ -1,0 +1,20 @@
+#include "sink/sink_factory.hpp"
+
+#include <cstdio>
+
+#include "sink/kafka_sink.hpp"
+#include "sink/stdout_sink.hpp"
+
+namespace tidemark {
+
+std::unique_ptr<MessageSink> make_sink(const Config& config, PositionTracker& tracker) {
+  if (config.sink.type == "stdout") return std::make_unique<StdoutSink>(stdout, tracker);
+  return std::make_unique<KafkaSink>(config.sink.kafka, "tidemark-" + config.name, tracker);
+}
+
+PublisherOptions publisher_options(const Config& config) {
+  return PublisherOptions{config.name, config.sink.kafka.topic_prefix, config.sink.kafka.topic_template,
+                          config.sink.kafka.tombstones_on_delete};
+}
+
+}  // namespace tidemark

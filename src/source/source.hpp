@@ -1,0 +1,43 @@
+#pragma once
+// What every source (PostgreSQL, MySQL/MariaDB, the generator) offers the daemon.
+
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "core/bounded_queue.hpp"
+#include "tidemark/change_event.hpp"
+
+namespace tidemark {
+
+using EventQueue = BoundedQueue<StreamItem>;
+
+struct SourceOutcome {
+  bool ok = true;      // false: a fatal error; the daemon stops and exits non-zero
+  std::string error;   // the cause and the fix
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  // Connects and checks every prerequisite (privileges, server settings, slots...); returns each problem
+  // with its fix. Used by `tidemark check` and before `run`.
+  virtual std::vector<std::string> check() = 0;
+
+  // Reads the log from `start` (none: where a first start begins) and pushes items into `out` in log
+  // order until `stop` is requested or a fatal error. Transient failures (a dropped connection) are
+  // retried inside with backoff and resume from the last committed position.
+  virtual SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) = 0;
+
+  // Called after `position` has been persisted. Sources that confirm progress to the server (PostgreSQL's
+  // flush LSN) do it from here only, so the server never discards what a restart would need.
+  virtual void on_position_persisted(const SourcePosition& position) { (void)position; }
+
+  // Applies the reloadable settings of a new configuration (SIGHUP).
+  virtual void reconfigure(const Config& config) { (void)config; }
+};
+
+}  // namespace tidemark
