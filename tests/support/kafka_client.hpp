@@ -1,0 +1,44 @@
+#pragma once
+// The tests' own Kafka client, independent of Tidemark's sink: creates topics through the admin API and
+// reads topics back from the beginning to their end.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidemark::test {
+
+// TIDEMARK_KAFKA_BOOTSTRAP, set by scripts/test.sh after it starts the real broker. Fails the test when
+// unset: integration tests never silently skip.
+std::string real_kafka_bootstrap();
+
+// A topic name no earlier run used.
+std::string unique_name(const std::string& prefix);
+
+// Creates the topic (replication factor 1); succeeds when it exists already.
+void create_topic(const std::string& bootstrap, const std::string& topic, int partitions);
+
+struct ConsumedRecord {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;  // nullopt for a tombstone
+  int32_t partition_count = 0;       // of the topic, when it was read
+};
+
+// Every record of `topic`, partition by partition in offset order, up to each partition's end as it is
+// when called.
+std::vector<ConsumedRecord> consume_all(const std::string& bootstrap, const std::string& topic,
+                                        std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// Number of partitions of an existing topic.
+int partition_count(const std::string& bootstrap, const std::string& topic);
+
+// Java's default partitioner for keyed records: toPositive(murmur2(key)) % partitions, written from the
+// Kafka documentation's algorithm, to check that keys land where Java clients put them.
+int32_t java_partition_for_key(const std::string& key, int32_t partitions);
+
+}  // namespace tidemark::test
