@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# The live demo. On a fresh Debian 12 machine, as root:
+#   installs the dependencies, builds Tidemark, starts throwaway MariaDB and PostgreSQL servers on
+#   loopback with the settings CDC needs, starts a Kafka endpoint (the zero-setup dev broker by default,
+#   or the real Apache Kafka broker with TIDEMARK_DEMO_KAFKA=real), starts Tidemark, and follows the
+#   resulting Kafka records with kcat. Ctrl-C stops everything it started.
+#
+# What it streams today: the database log readers are still being built (issues #3 and #4), so the demo
+# pipeline reads the `generator` source, synthetic inserts, updates and deletes, through the same
+# pipeline (envelope, keys, tombstones, acknowledged positions) the database sources will use.
+#
+# Environment: TIDEMARK_DEMO_KAFKA=dev|real (default dev), TIDEMARK_DEMO_SECONDS=N (stop by itself after
+# N seconds instead of waiting for Ctrl-C).
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+. "$SCRIPT_DIR/lib/common.sh"
+. "$SCRIPT_DIR/lib/install-deps.sh"
+cd "$TIDEMARK_ROOT"
+
+kafka_mode=${TIDEMARK_DEMO_KAFKA:-dev}
+[[ "$kafka_mode" == dev || "$kafka_mode" == real ]] || die "TIDEMARK_DEMO_KAFKA must be dev or real"
+demo_dir="$TIDEMARK_RUN_DIR/demo"
+build_dir="$TIDEMARK_ROOT/build-demo"
+servers=(mariadb postgres)
+[[ "$kafka_mode" == real ]] && servers+=(kafka)
+tidemark_pid=""
+broker_pid=""
+
+cleanup() {
+    trap - EXIT INT TERM
+    echo
+    log_info "stopping the demo"
+    if [[ -n "$tidemark_pid" ]] && kill -0 "$tidemark_pid" 2>/dev/null; then
+        kill -TERM "$tidemark_pid" && wait "$tidemark_pid" || true
+        log_info "tidemark stopped; its log: $demo_dir/tidemark.log"
+    fi
+    if [[ -n "$broker_pid" ]] && kill -0 "$broker_pid" 2>/dev/null; then
+        kill -TERM "$broker_pid" && wait "$broker_pid" || true
+    fi
+    TIDEMARK_SKIP_DEPS=1 "$SCRIPT_DIR/servers.sh" stop "${servers[@]}" || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+install_deps
+log_info "building Tidemark ($build_dir)"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEMARK_BUILD_TESTS=OFF \
+    -DTIDEMARK_BUILD_BENCH=OFF -DTIDEMARK_WERROR=OFF >/dev/null
+cmake --build "$build_dir" -j "$(nproc)" --target tidemark tidemark-dev-broker
+
+rm -rf "$demo_dir"
+mkdir -p "$demo_dir"
+TIDEMARK_SKIP_DEPS=1 "$SCRIPT_DIR/servers.sh" start "${servers[@]}"
+# shellcheck disable=SC1091
+. "$TIDEMARK_RUN_DIR/env.sh"
+
+log_info "MariaDB on 127.0.0.1:$TIDEMARK_MYSQL_PORT, binlog settings for CDC:"
+mariadb -h127.0.0.1 -P"$TIDEMARK_MYSQL_PORT" -u"$TIDEMARK_MYSQL_USER" -p"$TIDEMARK_MYSQL_PASSWORD" -t \
+    -e 'SELECT @@log_bin, @@binlog_format, @@binlog_row_image, @@binlog_row_metadata, @@gtid_current_pos'
+log_info "PostgreSQL on 127.0.0.1:$TIDEMARK_PG_PORT:"
+PGPASSWORD="$TIDEMARK_PG_PASSWORD" psql -h 127.0.0.1 -p "$TIDEMARK_PG_PORT" -U "$TIDEMARK_PG_USER" \
+    -d "$TIDEMARK_PG_DATABASE" -c 'SHOW wal_level' -c 'SELECT rolreplication FROM pg_roles WHERE rolname = current_user'
+
+topics=(demo.generator.t0 demo.generator.t1)
+if [[ "$kafka_mode" == real ]]; then
+    . "$SCRIPT_DIR/lib/kafka.sh"
+    bootstrap=$TIDEMARK_KAFKA_BOOTSTRAP
+    for t in "${topics[@]}"; do kafka_create_topic "$t" 3; done
+else
+    "$build_dir/tidemark-dev-broker" --bootstrap-file "$demo_dir/bootstrap" \
+        --topic "${topics[0]}:3" --topic "${topics[1]}:3" >"$demo_dir/dev-broker.out" 2>&1 </dev/null &
+    broker_pid=$!
+    for _ in $(seq 100); do [[ -s "$demo_dir/bootstrap" ]] && break; sleep 0.1; done
+    [[ -s "$demo_dir/bootstrap" ]] || die "the dev broker did not start: $(cat "$demo_dir/dev-broker.out")"
+    bootstrap=$(cat "$demo_dir/bootstrap")
+fi
+log_info "Kafka ($kafka_mode) at $bootstrap"
+
+cat >"$demo_dir/tidemark.yaml" <<YAML
+# Written by scripts/demo.sh. See config/ for commented examples of every setting.
+name: demo
+source:
+  type: generator            # synthetic changes; postgres and mysql arrive with issues #3 and #4
+  generator:
+    tables: 2
+    keys: 4                  # each key cycles insert -> update -> delete
+    rate_per_second: 2
+    row_bytes: 12
+sink:
+  type: kafka
+  kafka:
+    bootstrap_servers: $bootstrap
+    topic_template: "{prefix}.{database}.{table}"
+state:
+  path: $demo_dir/state.json
+YAML
+
+log_info "tidemark check"
+"$build_dir/tidemark" check --config "$demo_dir/tidemark.yaml"
+"$build_dir/tidemark" run --config "$demo_dir/tidemark.yaml" >"$demo_dir/tidemark.log" 2>&1 &
+tidemark_pid=$!
+sleep 1
+kill -0 "$tidemark_pid" 2>/dev/null || die "tidemark exited: $(cat "$demo_dir/tidemark.log")"
+log_info "tidemark is running (pid $tidemark_pid, log $demo_dir/tidemark.log); committed position in $demo_dir/state.json"
+log_info "following the Kafka records (kcat); Ctrl-C stops everything"
+follow=(kcat -C -q -b "$bootstrap" -o beginning -f '\n%t [partition %p] key %k\n%s\n' -t "${topics[0]}" -t "${topics[1]}")
+if [[ -n "${TIDEMARK_DEMO_SECONDS:-}" ]]; then
+    timeout "$TIDEMARK_DEMO_SECONDS" "${follow[@]}" || true
+else
+    "${follow[@]}"
+fi

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# The test command. On a fresh Debian 12 machine, as root:
+#   - installs the Debian packages it needs (apt-get, only when something is missing),
+#   - builds with warnings as errors (build/) and with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/),
+#   - starts the real servers on loopback (MariaDB 10.11, PostgreSQL 15, Apache Kafka in KRaft mode),
+#   - runs every test with ctest in both builds,
+#   - stops the servers again, also when something fails.
+# Options (environment): TIDEMARK_SKIP_ASAN=1 skips the sanitizer pass; CTEST_ARGS adds ctest arguments
+# (for example CTEST_ARGS="-R Daemon").
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+. "$SCRIPT_DIR/lib/common.sh"
+. "$SCRIPT_DIR/lib/install-deps.sh"
+
+cd "$TIDEMARK_ROOT"
+install_deps
+
+jobs=$(nproc)
+configure_and_build() {
+    local dir=$1
+    shift
+    log_info "building $dir ($*)"
+    cmake -S "$TIDEMARK_ROOT" -B "$dir" -G Ninja -DTIDEMARK_WERROR=ON "$@" >"$TIDEMARK_RUN_DIR/cmake-$(basename "$dir").log" 2>&1 ||
+        { cat "$TIDEMARK_RUN_DIR/cmake-$(basename "$dir").log"; die "cmake configure failed for $dir"; }
+    cmake --build "$dir" -j "$jobs"
+}
+
+mkdir -p "$TIDEMARK_RUN_DIR"
+configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+if [[ "${TIDEMARK_SKIP_ASAN:-0}" != 1 ]]; then
+    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DTIDEMARK_SANITIZE=ON -DTIDEMARK_BUILD_BENCH=OFF
+fi
+
+stop_servers() {
+    local status=$?
+    log_info "stopping the test servers"
+    "$SCRIPT_DIR/servers.sh" stop || true
+    exit "$status"
+}
+trap stop_servers EXIT
+TIDEMARK_SKIP_DEPS=1 "$SCRIPT_DIR/servers.sh" start
+# shellcheck disable=SC1091
+. "$TIDEMARK_RUN_DIR/env.sh"
+
+read -r -a extra_args <<<"${CTEST_ARGS:-}"
+log_info "running the tests (build/)"
+(cd build && ctest --output-on-failure "${extra_args[@]}")
+
+if [[ "${TIDEMARK_SKIP_ASAN:-0}" != 1 ]]; then
+    log_info "running the tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    (cd build-asan && ctest --output-on-failure "${extra_args[@]}")
+fi
+log_info "all tests passed"
