@@ -111,6 +111,7 @@ using Row = std::vector<Value>;
 
 // Canonical text of a UUID ("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"); parse returns false on bad input.
 std::string uuid_to_string(const Uuid& u);
+void append_uuid(std::string& out, const Uuid& u);
 bool parse_uuid(std::string_view text, Uuid& out);
 
 }  // namespace tidemark

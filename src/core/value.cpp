@@ -2,15 +2,21 @@
 
 namespace tidemark {
 
-std::string uuid_to_string(const Uuid& u) {
+void append_uuid(std::string& out, const Uuid& u) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
+  char text[36];
+  size_t at = 0;
   for (size_t i = 0; i < u.bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[u.bytes[i] >> 4];
-    out += kHex[u.bytes[i] & 0x0f];
+    if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
+    text[at++] = kHex[u.bytes[i] >> 4];
+    text[at++] = kHex[u.bytes[i] & 0x0f];
   }
+  out.append(text, sizeof text);
+}
+
+std::string uuid_to_string(const Uuid& u) {
+  std::string out;
+  append_uuid(out, u);
   return out;
 }
 

@@ -162,7 +162,9 @@ void write_json_value(const Value& value, std::string& out) {
         } else if constexpr (std::is_same_v<T, Json>) {
           w.string(x.text);
         } else if constexpr (std::is_same_v<T, Uuid>) {
-          w.string(uuid_to_string(x));
+          out.push_back('"');
+          append_uuid(out, x);
+          out.push_back('"');
         } else if constexpr (std::is_same_v<T, Array>) {
           out.push_back('[');
           for (size_t i = 0; i < x.items.size(); ++i) {
