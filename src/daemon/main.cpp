@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/config_loader.hpp"
+#include "config/settings_reference.hpp"
 #include "daemon/checks.hpp"
 #include "daemon/daemon.hpp"
 #include "tidemark/version.hpp"
@@ -46,7 +47,13 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "Validate the configuration and check the environment");
   check->add_option("-c,--config", config_path, "YAML configuration file")->required();
 
+  CLI::App* reference = app.add_subcommand("config-reference", "Print every configuration key as Markdown");
+
   CLI11_PARSE(app, argc, argv);
+  if (reference->parsed()) {
+    std::cout << tidemark::settings_reference_markdown();
+    return 0;
+  }
   if (!log_level.empty()) spdlog::set_level(spdlog::level::from_str(log_level));
 
   const std::optional<tidemark::Config> config = load_or_report(config_path);

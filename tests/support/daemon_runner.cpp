@@ -32,11 +32,11 @@ void DaemonRunner::write_config(const std::string& sink_yaml, const std::string&
   write_file(config_path_, yaml);
 }
 
-void DaemonRunner::start(const std::string& subcommand) {
+void DaemonRunner::start(const std::string& subcommand, const std::vector<std::string>& extra_env) {
   ++runs_;
   process_ = std::make_unique<ChildProcess>(
       std::vector<std::string>{TIDEMARK_BINARY, subcommand, "--config", config_path_}, dir_.file("stdout.log"),
-      dir_.file("stderr.log"));
+      dir_.file("stderr.log"), false, extra_env);
 }
 
 std::optional<int> DaemonRunner::stop(int sig, std::chrono::milliseconds timeout) {

@@ -29,7 +29,7 @@ class DaemonRunner {
 
   // Writes the config file; `extra_yaml` is appended at top level (e.g. "sink:\n  type: stdout\n").
   void write_config(const std::string& sink_yaml = "", const std::string& log_level = "info");
-  void start(const std::string& subcommand = "run");
+  void start(const std::string& subcommand = "run", const std::vector<std::string>& extra_env = {});
   ChildProcess& process() { return *process_; }
   std::optional<int> stop(int sig, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 

@@ -14,7 +14,8 @@
 namespace tidemark::test {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& stdout_path,
-                           const std::string& stderr_path, bool pipe_stdin) {
+                           const std::string& stderr_path, bool pipe_stdin,
+                           const std::vector<std::string>& extra_env) {
   int in_pipe[2] = {-1, -1};
   if (pipe_stdin && ::pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   pid_ = ::fork();
@@ -35,6 +36,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (const auto& entry : extra_env) ::putenv(const_cast<char*>(entry.c_str()));
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

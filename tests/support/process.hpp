@@ -14,8 +14,9 @@ namespace tidemark::test {
 class ChildProcess {
  public:
   // stdout and stderr go to the given files; with `pipe_stdin` the child's stdin is a pipe we write to.
+  // `extra_env` entries ("NAME=value") are added to the inherited environment.
   ChildProcess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
-               bool pipe_stdin = false);
+               bool pipe_stdin = false, const std::vector<std::string>& extra_env = {});
   ~ChildProcess();  // kills (SIGKILL) and reaps a child that is still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
