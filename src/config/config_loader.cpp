@@ -158,6 +158,8 @@ class Loader {
   void derive_defaults() {
     Config& c = result_.config;
     if (c.sink.kafka.topic_prefix.empty()) c.sink.kafka.topic_prefix = c.name;
+    if (c.sink.kafka.topic_template.empty())
+      c.sink.kafka.topic_template = c.source.type == "postgres" ? "{prefix}.{schema}.{table}" : "{prefix}.{database}.{table}";
     if (c.state.path.empty()) c.state.path = "/var/lib/tidemark/" + c.name + ".state.json";
     if (c.source.port == 0) c.source.port = c.source.type == "mysql" ? 3306 : c.source.type == "postgres" ? 5432 : 0;
   }

@@ -205,7 +205,9 @@ Error topic_template(const std::string& v) {
     if (name != "prefix" && name != "database" && name != "schema" && name != "table")
       return "unknown placeholder {" + name + "}; use {prefix}, {database}, {schema} or {table}";
   }
-  if (v.empty()) return std::string("must not be empty");
+  if (v.empty()) return std::nullopt;  // the source's default
+  if (v.find("{prefix}") == std::string::npos && v.find("{table}") == std::string::npos)
+    return std::string("must contain {prefix} or {table}, so that no table gets an empty topic name");
   return std::nullopt;
 }
 
@@ -217,6 +219,8 @@ Error kafka_properties(const std::map<std::string, std::string>& props) {
     if (const auto it = pinned.find(key); it != pinned.end() && value != it->second && !(it->second == "all" && value == "-1"))
       return key + "=" + value + " would allow lost or reordered records; Tidemark requires " + key + "=" + it->second;
     if (key == "bootstrap.servers") return std::string("set bootstrap.servers through sink.kafka.bootstrap_servers");
+    if (key == "message.timeout.ms" || key == "delivery.timeout.ms")
+      return key + " is set through sink.kafka.delivery_timeout_ms";
     if (key == "partitioner") return std::string("the partitioner is fixed to murmur2_random so that keys land where Java clients put them");
   }
   return std::nullopt;
@@ -276,8 +280,9 @@ std::vector<Setting> build_table() {
     property<std::string>("sink.kafka.topic_prefix", [](Config& c) -> auto& { return c.sink.kafka.topic_prefix; },
       "Prefix of every topic name; defaults to `name`.").byDefault(""),
     property<std::string>("sink.kafka.topic_template", [](Config& c) -> auto& { return c.sink.kafka.topic_template; },
-      "Topic of a table; placeholders {prefix}, {database}, {schema}, {table}.")
-      .byDefault("{prefix}.{database}.{table}").validate(topic_template),
+      "Topic of a table; placeholders {prefix}, {database}, {schema}, {table}. Empty means Debezium's names: "
+      "{prefix}.{schema}.{table} for postgres, {prefix}.{database}.{table} otherwise.")
+      .byDefault("").validate(topic_template),
     property<bool>("sink.kafka.tombstones_on_delete", [](Config& c) -> auto& { return c.sink.kafka.tombstones_on_delete; },
       "After each delete, also send a record with the key and a null value, so log compaction drops the key.")
       .byDefault(true),

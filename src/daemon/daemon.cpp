@@ -73,7 +73,7 @@ class Pipeline {
     for (;;) {
       const int sig = wait_for_signal(signals, kSignalWait);
       if (sig == SIGTERM || sig == SIGINT) {
-        spdlog::info("received {}: stopping intake, flushing to Kafka", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        spdlog::info("received {}: stopping intake, flushing the sink", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
       }
       if (sig == SIGHUP) reload();
@@ -88,8 +88,10 @@ class Pipeline {
         last_persist = now;
       }
       if (const auto interval = notifier_.watchdog_interval(); interval && now - last_watchdog >= *interval / 2) {
-        // Only a publisher that is making progress (or idle-polling) keeps the watchdog quiet.
-        if (now - Clock::time_point(Clock::duration(publisher_heartbeat_.load())) < *interval) notifier_.watchdog();
+        // Only a publisher that is making progress, idle-polling, or waiting on Kafka's backpressure (an
+        // outage shorter than delivery_timeout_ms is not a failure) keeps the watchdog quiet.
+        const bool beating = now - Clock::time_point(Clock::duration(publisher_heartbeat_.load())) < *interval;
+        if (beating || sink_->waiting_for_room()) notifier_.watchdog();
         last_watchdog = now;
       }
     }

@@ -21,7 +21,10 @@ std::string directory_of(const std::string& path) {
 }
 
 // One message per cause, each naming the fix.
-std::string describe_write_error(const std::string& what, const std::string& path, int err) {
+enum class WriteContext { Saving, Checking };
+
+std::string describe_write_error(const std::string& what, const std::string& path, int err,
+                                 WriteContext context = WriteContext::Saving) {
   std::string msg = "cannot " + what + " state file " + path + ": " + std::strerror(err) + ". ";
   switch (err) {
     case ENOSPC:
@@ -39,6 +42,7 @@ std::string describe_write_error(const std::string& what, const std::string& pat
     default:
       msg += "Check the filesystem holding state.path.";
   }
+  if (context == WriteContext::Checking) return msg;
   return msg + " The previous state file is intact: a restart replays from the last persisted position.";
 }
 
@@ -129,7 +133,7 @@ std::optional<std::string> StateStore::save(const PersistedState& state) const {
 std::optional<std::string> StateStore::check_writable() const {
   const std::string probe = path_ + ".check";
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) return describe_write_error("create", probe, errno);
+  if (fd < 0) return describe_write_error("create", probe, errno, WriteContext::Checking);
   ::close(fd);
   ::unlink(probe.c_str());
   return std::nullopt;

@@ -111,11 +111,14 @@ void append_iso_interval(std::string& out, const Interval& iv) {
   const int64_t abs_micros = micros < 0 ? -micros : micros;
   append_number(out, abs_micros / 1'000'000);
   if (const int64_t frac = abs_micros % 1'000'000; frac != 0) {
+    // Debezium writes the seconds as a decimal without trailing zeros (6.78S, not 6.780000S).
     char fbuf[6];
     int64_t f = frac;
     for (int i = 5; i >= 0; --i, f /= 10) fbuf[i] = static_cast<char>('0' + f % 10);
+    size_t digits = 6;
+    while (fbuf[digits - 1] == '0') --digits;
     out.push_back('.');
-    out.append(fbuf, 6);
+    out.append(fbuf, digits);
   }
   out.push_back('S');
 }

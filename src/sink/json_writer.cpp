@@ -49,10 +49,12 @@ void append_escape(std::string& out, unsigned char c) {
 
 namespace {
 
-// The first byte at or after `p` that needs escaping, or `end`.
-const char* find_escape(const char* p, const char* const end) {
+// The first byte at or after `p` that needs attention, or `end`: a byte to escape, or a byte >= 0x80 whose
+// UTF-8 sequence must be checked.
+const char* find_special(const char* p, const char* const end) {
 #ifdef __SSE2__
-  // 16 bytes per step: '"', '\\', and bytes <= 0x1f (saturating subtract leaves exactly those at zero).
+  // 16 bytes per step: '"', '\\', bytes <= 0x1f (saturating subtract leaves exactly those at zero), and
+  // bytes >= 0x80 (their top bit is what movemask collects).
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i max_control = _mm_set1_epi8(0x1f);
@@ -60,7 +62,7 @@ const char* find_escape(const char* p, const char* const end) {
   while (end - p >= 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i hits = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                      _mm_cmpeq_epi8(_mm_subs_epu8(v, max_control), zero));
+                                      _mm_or_si128(_mm_cmpeq_epi8(_mm_subs_epu8(v, max_control), zero), v));
     if (const int mask = _mm_movemask_epi8(hits); mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
     p += 16;
   }
@@ -68,24 +70,64 @@ const char* find_escape(const char* p, const char* const end) {
   while (end - p >= 8) {
     uint64_t word;
     std::memcpy(&word, p, sizeof word);
-    if (needs_escape(word) != 0) break;
+    if ((needs_escape(word) | (word & kHighBits)) != 0) break;
     p += 8;
   }
-  while (p < end && !byte_needs_escape(static_cast<unsigned char>(*p))) ++p;
+  while (p < end && !byte_needs_escape(static_cast<unsigned char>(*p)) && static_cast<unsigned char>(*p) < 0x80) ++p;
   return p;
+}
+
+// Length of the well-formed UTF-8 sequence at `p` (RFC 3629: no overlongs, no surrogates, at most
+// U+10FFFF), or 0 when it is not one.
+size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end) {
+  const unsigned char lead = *p;
+  size_t length;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (static_cast<size_t>(end - p) < length) return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < length; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  return length;
 }
 
 }  // namespace
 
 void append_json_escaped(std::string& out, std::string_view s) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD, as Java decoders do
   const char* p = s.data();
   const char* const end = p + s.size();
   for (;;) {
-    const char* const hit = find_escape(p, end);
+    const char* const hit = find_special(p, end);
     out.append(p, static_cast<size_t>(hit - p));
     if (hit == end) return;
-    append_escape(out, static_cast<unsigned char>(*hit));
-    p = hit + 1;
+    const auto c = static_cast<unsigned char>(*hit);
+    if (c < 0x80) {
+      append_escape(out, c);
+      p = hit + 1;
+      continue;
+    }
+    const auto* u = reinterpret_cast<const unsigned char*>(hit);
+    const size_t length = utf8_sequence_length(u, reinterpret_cast<const unsigned char*>(end));
+    if (length == 0) {
+      out.append(kReplacement);  // JSON must be UTF-8: a stray byte becomes U+FFFD, never raw bytes
+      p = hit + 1;
+    } else {
+      out.append(hit, length);
+      p = hit + length;
+    }
   }
 }
 

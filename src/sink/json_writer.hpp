@@ -31,7 +31,8 @@ class JsonWriter {
   std::string& out_;
 };
 
-// Escapes `s` for the inside of a JSON string (no quotes added).
+// Escapes `s` for the inside of a JSON string (no quotes added). Text must be UTF-8: each byte that does
+// not start a well-formed sequence is replaced by U+FFFD.
 void append_json_escaped(std::string& out, std::string_view s);
 
 }  // namespace tidemark

@@ -105,6 +105,10 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
 bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
                      Ticket ticket) {
   rd_kafka_topic_t* rkt = topics_.at(topic);
+  struct WaitFlag {  // cleared on every way out of the loop
+    std::atomic<bool>& flag;
+    ~WaitFlag() { flag = false; }
+  } wait_flag{waiting_for_room_};
   for (;;) {
     if (failed_ || aborted_) return false;
     // Copying lets the caller reuse its buffers at once; the copy is cheap beside the serialization.
@@ -116,6 +120,7 @@ bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std:
     const rd_kafka_resp_err_t err = rd_kafka_last_error();
     switch (classify_kafka_error(err)) {
       case KafkaErrorAction::Backpressure:
+        waiting_for_room_ = true;
         rd_kafka_poll(producer_, static_cast<int>(kBackpressurePoll.count()));
         continue;
       case KafkaErrorAction::Transient:

@@ -31,6 +31,7 @@ class KafkaSink final : public MessageSink {
   void poll(std::chrono::milliseconds timeout) override;
   bool flush(std::chrono::milliseconds timeout) override;
   void abort() override { aborted_ = true; }
+  bool waiting_for_room() const override { return waiting_for_room_; }
   std::optional<std::string> fatal_error() const override;
 
  private:
@@ -46,6 +47,7 @@ class KafkaSink final : public MessageSink {
   std::unordered_map<std::string, TopicIndex> topic_index_;
   std::atomic<bool> aborted_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<bool> waiting_for_room_{false};
   mutable std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;
 };

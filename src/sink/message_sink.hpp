@@ -32,6 +32,10 @@ class MessageSink {
   // Waits until everything sent is acknowledged; false on timeout or failure.
   virtual bool flush(std::chrono::milliseconds timeout) = 0;
 
+  // True while send() waits for room (backpressure from a slow or unreachable broker): the publisher is
+  // healthy, only waiting, so the systemd watchdog must not kill it for that.
+  virtual bool waiting_for_room() const { return false; }
+
   // Makes a blocked send() return false (used when shutting down against a broker that is down).
   virtual void abort() = 0;
 

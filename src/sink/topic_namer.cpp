@@ -29,6 +29,8 @@ std::string TopicNamer::topic_for(const TableId& table) const {
   // A table without a schema leaves ".." or a trailing '.' behind in templates that name {schema}.
   std::string cleaned;
   for (char c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte & 0xC0) == 0x80) continue;  // UTF-8 continuation: the character already became one '_'
     const bool legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
                        c == '_' || c == '-';
     if (c == '.' && (cleaned.empty() || cleaned.back() == '.')) continue;

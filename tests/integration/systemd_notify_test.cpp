@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon_runner.hpp"
+#include "dev_broker_runner.hpp"
 
 namespace tidemark::test {
 namespace {
@@ -77,6 +78,34 @@ TEST(SystemdNotify, ReadyWatchdogReloadingStopping) {
   // READY comes again after the reload.
   const auto all = notify.drain();
   EXPECT_GE(std::count(all.begin(), all.end(), "READY=1"), 2);
+}
+
+}  // namespace
+}  // namespace tidemark::test
+
+namespace tidemark::test {
+namespace {
+
+TEST(SystemdNotify, WatchdogKeepsPingingWhileKafkaIsDownAndSendsWait) {
+  DaemonRunner daemon("", GeneratorSettings{.total_events = 0, .rate_per_second = 3000});
+  DevBroker broker({daemon.name() + ".generator.t0:1"});
+  daemon.write_config("sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + broker.bootstrap() +
+                      "\n    properties:\n      queue.buffering.max.messages: \"100\"\n");
+  NotifySocket notify(daemon.dir().file("notify.sock"));
+  daemon.start("run", {"NOTIFY_SOCKET=" + daemon.dir().file("notify.sock"), "WATCHDOG_USEC=600000"});
+  ASSERT_TRUE(wait_until([&] { return notify.received("READY=1"); }, 20s)) << daemon.stderr_text();
+  ASSERT_TRUE(wait_until([&] { return daemon.committed_sequence().value_or(0) > 500; }, 20s)) << daemon.stderr_text();
+
+  broker.command("down all");
+  std::this_thread::sleep_for(1000ms);  // by now the producer queue is full and send() is waiting
+  const auto before = notify.drain();
+  const auto pings_before = std::count(before.begin(), before.end(), "WATCHDOG=1");
+  std::this_thread::sleep_for(2000ms);
+  const auto after = notify.drain();
+  // Backpressure is not a hang: systemd must keep hearing from us (every 300 ms here).
+  EXPECT_GE(std::count(after.begin(), after.end(), "WATCHDOG=1") - pings_before, 4);
+  broker.command("up all");
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.stderr_text();
 }
 
 }  // namespace
