@@ -115,7 +115,10 @@ class Loader {
           add(entry.first.Mark(), path, "has no value");
           continue;
         }
-        if (auto error = s->parse(result_.config, value, env_)) add(value.Mark(), path, *error);
+        if (auto error = s->parse(result_.config, value, env_)) {
+          add(value.Mark(), path, *error);
+          failed_.insert(path);
+        }
         set_.insert(path);
       } else if (is_prefix_of_a_setting(path)) {
         if (value.IsMap()) {
@@ -144,9 +147,12 @@ class Loader {
 
   void check_cross_field() {
     const Config& c = result_.config;
-    if (c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
+    // A key that failed to load keeps its default; checks that depend on it would only add confusion.
+    const bool sink_known = !failed_.count("sink.type");
+    const bool source_known = !failed_.count("source.type");
+    if (sink_known && c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
       add(mark_of("sink.kafka"), "sink.kafka.bootstrap_servers", "required when sink.type is kafka");
-    if (c.source.type == "postgres" || c.source.type == "mysql") {
+    if (source_known && (c.source.type == "postgres" || c.source.type == "mysql")) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");
       if (c.source.type == "postgres" && c.source.database.empty())
         add(mark_of("source"), "source.database", "required for a postgres source");
@@ -168,6 +174,7 @@ class Loader {
   const EnvLookup& env_;
   ConfigLoadResult result_;
   std::set<std::string> set_;
+  std::set<std::string> failed_;
   std::set<std::string> seen_keys_;
   std::map<std::string, YAML::Mark> parent_marks_;
 };

@@ -1,7 +1,7 @@
 #include "config/settings.hpp"
 
 #include <charconv>
-#include <regex>
+#include <algorithm>
 
 namespace tidemark {
 
@@ -89,11 +89,17 @@ std::string display_text(const T& v) {
   return render_value(v);
 }
 
-// Map values whose key names a password or secret (sasl.password, ssl.key.password...) are redacted.
+// librdkafka properties that hold credentials: passwords, secrets, inline private keys, OAuth configs.
+bool is_sensitive_property(const std::string& key) {
+  return key.find("password") != std::string::npos || key.find("secret") != std::string::npos ||
+         key == "ssl.key.pem" || key == "sasl.oauthbearer.config" || key == "sasl.jaas.config";
+}
+
+// Map values that hold credentials are redacted.
 std::string display_text(const std::map<std::string, std::string>& v) {
   std::map<std::string, std::string> shown = v;
   for (auto& [key, value] : shown)
-    if (key.find("password") != std::string::npos || key.find("secret") != std::string::npos) value = "****";
+    if (is_sensitive_property(key)) value = "****";
   return render_value(shown);
 }
 
@@ -193,15 +199,18 @@ Validator<int64_t> in_range(int64_t lo, int64_t hi) {
 }
 
 Error logical_name(const std::string& v) {
-  static const std::regex pattern("[A-Za-z0-9_.-]+");
-  if (!std::regex_match(v, pattern)) return "'" + v + "' must be non-empty and use only letters, digits, '_', '.' and '-' (it names Kafka topics)";
+  const bool ok = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+  });
+  if (!ok) return "'" + v + "' must be non-empty and use only letters, digits, '_', '.' and '-' (it names Kafka topics)";
   return std::nullopt;
 }
 
 Error topic_template(const std::string& v) {
-  static const std::regex placeholder("\\{([^}]*)\\}");
-  for (auto it = std::sregex_iterator(v.begin(), v.end(), placeholder); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1];
+  for (size_t open = v.find('{'); open != std::string::npos; open = v.find('{', open + 1)) {
+    const size_t close = v.find('}', open);
+    if (close == std::string::npos) return std::string("unterminated placeholder: a '{' without its '}'");
+    const std::string name = v.substr(open + 1, close - open - 1);
     if (name != "prefix" && name != "database" && name != "schema" && name != "table")
       return "unknown placeholder {" + name + "}; use {prefix}, {database}, {schema} or {table}";
   }
@@ -296,7 +305,7 @@ std::vector<Setting> build_table() {
       "On shutdown, how long to wait for Kafka to acknowledge what was sent.")
       .byDefault(30000).validate(in_range(0, 3600000)),
     property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
-      "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Values whose key contains 'password' or 'secret' are never logged.")
+      "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Credentials (keys containing 'password' or 'secret', ssl.key.pem, sasl.oauthbearer.config) are never logged.")
       .byDefault({}).validate(kafka_properties),
 
     property<std::string>("state.path", [](Config& c) -> auto& { return c.state.path; },

@@ -39,8 +39,6 @@ void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   y += (m <= 2);
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 void append_number(std::string& out, int64_t v) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -54,8 +52,11 @@ void append_iso_timestamp_utc(std::string& out, int64_t micros) {
     out.append(micros == kTimestampInfinity ? "infinity" : "-infinity");
     return;
   }
-  const int64_t days = floor_div(micros, 86'400'000'000LL);
-  const int64_t micros_of_day = micros - days * 86'400'000'000LL;
+  // Floor division without multiplying back: days * 86400000000 overflows next to INT64_MIN.
+  constexpr int64_t kMicrosPerDay = 86'400'000'000LL;
+  int64_t micros_of_day = micros % kMicrosPerDay;
+  const int64_t days = micros / kMicrosPerDay - (micros_of_day < 0 ? 1 : 0);
+  if (micros_of_day < 0) micros_of_day += kMicrosPerDay;
   int64_t year;
   unsigned month, day;
   civil_from_days(days, year, month, day);
