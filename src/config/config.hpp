@@ -21,6 +21,8 @@ struct GeneratorSourceConfig {
 struct PostgresSourceConfig {
   std::string slot;
   std::string publication;
+  bool create_publication = false;  // create or extend the publication when tables are missing from it
+  int64_t status_interval_ms = 0;   // standby status updates to the server
 };
 
 struct MySqlSourceConfig {

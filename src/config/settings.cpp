@@ -206,6 +206,15 @@ Error logical_name(const std::string& v) {
   return std::nullopt;
 }
 
+// PostgreSQL's rule for replication slot names.
+Error slot_name(const std::string& v) {
+  const bool ok = !v.empty() && v.size() <= 63 && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) return "'" + v + "' must be 1 to 63 lower-case letters, digits or '_' (PostgreSQL's rule for slot names)";
+  return std::nullopt;
+}
+
 Error topic_template(const std::string& v) {
   for (size_t open = v.find('{'); open != std::string::npos; open = v.find('{', open + 1)) {
     const size_t close = v.find('}', open);
@@ -263,9 +272,15 @@ std::vector<Setting> build_table() {
       "Tables to capture, as schema.table (postgres) or database.table (mysql); '*' matches any run of characters.")
       .byDefault({}),
     property<std::string>("source.postgres.slot", [](Config& c) -> auto& { return c.source.postgres.slot; },
-      "Logical replication slot (pgoutput).").byDefault("tidemark").validate(logical_name),
+      "Logical replication slot (pgoutput).").byDefault("tidemark").validate(slot_name),
     property<std::string>("source.postgres.publication", [](Config& c) -> auto& { return c.source.postgres.publication; },
       "Publication naming the captured tables.").byDefault("tidemark").validate(logical_name),
+    property<bool>("source.postgres.create_publication", [](Config& c) -> auto& { return c.source.postgres.create_publication; },
+      "Create the publication, or add the captured tables to it, when needed (needs ownership of the tables). "
+      "Off: a missing publication or table is an error that prints the SQL to run.").byDefault(false),
+    property<int64_t>("source.postgres.status_interval_ms", [](Config& c) -> auto& { return c.source.postgres.status_interval_ms; },
+      "How often to send standby status updates (received and flushed LSN); keep it well below the server's wal_sender_timeout.")
+      .byDefault(10000).validate(in_range(100, 3600000)),
     property<int64_t>("source.mysql.server_id", [](Config& c) -> auto& { return c.source.mysql.server_id; },
       "Replica server id; must differ from every server and replica in the topology.")
       .byDefault(5400).validate(in_range(1, 4294967295LL)),

@@ -13,16 +13,21 @@ DaemonRunner::DaemonRunner(std::string bootstrap, GeneratorSettings generator)
       state_path_(dir_.file("state.json")),
       generator_(generator) {}
 
-void DaemonRunner::write_config(const std::string& sink_yaml, const std::string& log_level) {
+void DaemonRunner::write_config(const std::string& sink_yaml, const std::string& log_level,
+                                const std::string& source_yaml) {
   std::string yaml = "name: " + name_ + "\n";
   yaml += "log:\n  level: " + log_level + "\n";
-  yaml += "source:\n  type: generator\n  generator:\n";
-  yaml += "    tables: " + std::to_string(generator_.tables) + "\n";
-  yaml += "    keys: " + std::to_string(generator_.keys) + "\n";
-  yaml += "    total_events: " + std::to_string(generator_.total_events) + "\n";
-  yaml += "    rate_per_second: " + std::to_string(generator_.rate_per_second) + "\n";
-  yaml += "    transaction_size: " + std::to_string(generator_.transaction_size) + "\n";
-  yaml += "    row_bytes: " + std::to_string(generator_.row_bytes) + "\n";
+  if (!source_yaml.empty()) {
+    yaml += source_yaml;
+  } else {
+    yaml += "source:\n  type: generator\n  generator:\n";
+    yaml += "    tables: " + std::to_string(generator_.tables) + "\n";
+    yaml += "    keys: " + std::to_string(generator_.keys) + "\n";
+    yaml += "    total_events: " + std::to_string(generator_.total_events) + "\n";
+    yaml += "    rate_per_second: " + std::to_string(generator_.rate_per_second) + "\n";
+    yaml += "    transaction_size: " + std::to_string(generator_.transaction_size) + "\n";
+    yaml += "    row_bytes: " + std::to_string(generator_.row_bytes) + "\n";
+  }
   if (sink_yaml.empty()) {
     yaml += "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + bootstrap_ + "\n";
   } else {

@@ -28,7 +28,9 @@ class DaemonRunner {
   GeneratorSettings& generator() { return generator_; }
 
   // Writes the config file; `extra_yaml` is appended at top level (e.g. "sink:\n  type: stdout\n").
-  void write_config(const std::string& sink_yaml = "", const std::string& log_level = "info");
+  // `source_yaml` replaces the generator source (e.g. a postgres source block).
+  void write_config(const std::string& sink_yaml = "", const std::string& log_level = "info",
+                    const std::string& source_yaml = "");
   void start(const std::string& subcommand = "run", const std::vector<std::string>& extra_env = {});
   ChildProcess& process() { return *process_; }
   std::optional<int> stop(int sig, std::chrono::milliseconds timeout = std::chrono::seconds(60));

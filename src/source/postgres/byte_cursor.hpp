@@ -46,6 +46,10 @@ struct CursorFailure {
 class ByteCursor {
  public:
   explicit ByteCursor(std::string_view data) noexcept : data_(data) {}
+  // The cursor keeps a view: a temporary std::string would be gone before the first read.
+  template <typename S>
+    requires std::is_same_v<S, std::string>
+  explicit ByteCursor(S&&) = delete;
 
   // Fixed-size integers in network byte order. `what` names the field in the failure message.
   bool read_u8(uint8_t& out, const char* what = "byte") { return read_be(out, what); }
@@ -60,7 +64,8 @@ class ByteCursor {
   // no NUL follows before the end.
   bool read_cstring(std::string_view& out, const char* what = "string") {
     if (failed()) return false;
-    const void* nul = std::memchr(data_.data() + pos_, '\0', data_.size() - pos_);
+    // memchr must not see a null pointer, even with length 0 (an empty string_view may have one).
+    const void* nul = remaining() == 0 ? nullptr : std::memchr(data_.data() + pos_, '\0', remaining());
     if (nul == nullptr) {
       fail(pos_, std::string("unterminated ") + what + ": no NUL in the " + std::to_string(remaining()) +
                      " remaining bytes");
@@ -103,8 +108,16 @@ class ByteCursor {
   const std::optional<CursorFailure>& failure() const noexcept { return failure_; }
 
   // Records a failure found by the caller (an invariant of the decoded data); keeps an earlier one.
-  void fail(size_t offset, std::string message) {
+  // Always returns false, so that `return c.fail(...);` reads naturally.
+  bool fail(size_t offset, std::string message) {
     if (!failure_) failure_ = CursorFailure{offset, std::move(message)};
+    return false;
+  }
+
+  // Prepends context ("new tuple: column 3: ") to the recorded failure, if any. Lets a decoder name where
+  // it was without building strings on the success path.
+  void prefix_failure(std::string_view context) {
+    if (failure_) failure_->message.insert(0, context);
   }
 
  private:

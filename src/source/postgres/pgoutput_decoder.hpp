@@ -195,8 +195,9 @@ std::string encode_pgoutput(const PgOutputMessage& message);
 // nullopt when consistent (and for other message kinds).
 std::optional<std::string> check_against_relation(const PgOutputMessage& message, const RelationMessage& relation);
 
-// One line for debug logs, e.g. `Begin xid=758 final_lsn=0/1DF3688 commit_time=2026-12-02T10:30:18.514391Z`
-// or `Insert relation=16399 new=(t"1", t"alpha", n, u, b[4])`. Long values are shortened.
+// One line for debug logs, e.g. `Begin xid=758 final_lsn=0/1DF3688 commit_time=2026-12-02T10:30:51.644887Z`
+// or `Update relation=16399 new=("4", "toasted", "5", unchanged, null, b[4])`. Text values longer than 48
+// bytes are cut (`"c4ca..."...(9600 bytes)`); binary values show their size only.
 std::string describe(const PgOutputMessage& message);
 
 // A PostgreSQL-epoch timestamp as ISO 8601 UTC with microseconds ("2000-01-01T00:00:00.000000Z"), or

@@ -13,12 +13,10 @@ DecodeError cursor_error(char kind, const ByteCursor& c, std::string_view contex
 }
 
 // After the last field: anything left over is an error, not silently ignored.
-bool check_end(ByteCursor& c, std::string_view context) {
+bool check_end(ByteCursor& c) {
   if (c.failed()) return false;
   if (c.at_end()) return true;
-  c.fail(c.offset(), std::string(context) + " has " + std::to_string(c.remaining()) +
-                         " trailing bytes after its last field");
-  return false;
+  return c.fail(c.offset(), std::to_string(c.remaining()) + " trailing bytes after the last field");
 }
 
 std::variant<ReplicationMessage, DecodeError> read_xlog_data(ByteCursor& c) {
@@ -47,7 +45,7 @@ std::variant<ReplicationMessage, DecodeError> read_primary_keepalive(ByteCursor&
     return DecodeError{kPrimaryKeepaliveTag, reply_at,
                        "primary keepalive: replyRequested is " + std::to_string(reply) + ", expected 0 or 1"};
   }
-  if (!check_end(c, "primary keepalive")) return cursor_error(kPrimaryKeepaliveTag, c, "primary keepalive");
+  if (!check_end(c)) return cursor_error(kPrimaryKeepaliveTag, c, "primary keepalive");
   m.server_time_us = time;
   m.reply_requested = reply == 1;
   return ReplicationMessage{m};
@@ -106,7 +104,7 @@ std::variant<StandbyStatusUpdate, DecodeError> decode_standby_status_update(std:
                        "standby status update: replyRequested is " + std::to_string(reply) +
                            ", expected 0 or 1"};
   }
-  if (!check_end(c, "standby status update")) return cursor_error(kind, c, "standby status update");
+  if (!check_end(c)) return cursor_error(kind, c, "standby status update");
   m.reply_requested = reply == 1;
   return m;
 }

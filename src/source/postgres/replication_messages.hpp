@@ -32,6 +32,10 @@ inline constexpr size_t kXLogDataHeaderSize = 1 + 8 + 8 + 8;              // 25
 inline constexpr size_t kPrimaryKeepaliveSize = 1 + 8 + 8 + 1;            // 18
 inline constexpr size_t kStandbyStatusUpdateSize = 1 + 8 + 8 + 8 + 8 + 1;  // 34
 
+// For logical replication (seen on PostgreSQL 15.20): wal_start == wal_end == the message's write location
+// (Begin: first LSN of the transaction, Commit: its end LSN, a change: its LSN), but both are 0/0 for
+// Relation and Type messages. So not every XLogData carries a usable position: take positions from the
+// decoded Begin/Commit, not from this header.
 struct XLogData {
   Lsn wal_start = 0;
   Lsn wal_end = 0;

@@ -1,0 +1,51 @@
+#pragma once
+// A libpq connection: normal (catalog queries, checks) or replication=database (the change stream).
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace tidemark::pg {
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+class Connection {
+ public:
+  enum class Mode { Normal, Replication };
+
+  // Connects; on failure `error()` holds libpq's message and the connection is not usable.
+  Connection(const SourceConfig& config, const std::string& application_name, Mode mode);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  bool ok() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
+  std::string error() const;
+  PGconn* raw() const { return conn_; }
+
+  // Runs one statement with text parameters; nullopt and `last_error()` on failure.
+  std::optional<Result> query(const std::string& sql, const std::vector<std::string>& params = {});
+  const std::string& last_error() const { return last_error_; }
+  // The SQLSTATE of the last failed query ("" when unknown).
+  const std::string& last_sqlstate() const { return last_sqlstate_; }
+
+ private:
+  PGconn* conn_ = nullptr;
+  std::string last_error_;
+  std::string last_sqlstate_;
+};
+
+// Quotes an identifier for SQL ("my table" -> "\"my table\"").
+std::string quote_identifier(const std::string& name);
+// Quotes a string literal for SQL.
+std::string quote_literal(const std::string& text);
+
+}  // namespace tidemark::pg
