@@ -6,9 +6,9 @@
 #   or the real Apache Kafka broker with TIDEMARK_DEMO_KAFKA=real), starts Tidemark, and follows the
 #   resulting Kafka records with kcat. Ctrl-C stops everything it started.
 #
-# What it streams today: the database log readers are still being built (issues #3 and #4), so the demo
-# pipeline reads the `generator` source, synthetic inserts, updates and deletes, through the same
-# pipeline (envelope, keys, tombstones, acknowledged positions) the database sources will use.
+# What it streams today: PostgreSQL (logical replication, pgoutput). The demo creates a table, starts
+# Tidemark on it, and keeps writing rows (insert, update, delete) with psql while kcat shows the records.
+# MariaDB is started with the binlog settings CDC needs; its reader is being built (issue #4).
 #
 # Environment: TIDEMARK_DEMO_KAFKA=dev|real (default dev), TIDEMARK_DEMO_SECONDS=N (stop by itself after
 # N seconds instead of waiting for Ctrl-C).
@@ -27,11 +27,13 @@ servers=(mariadb postgres)
 [[ "$kafka_mode" == real ]] && servers+=(kafka)
 tidemark_pid=""
 broker_pid=""
+writer_pid=""
 
 cleanup() {
     trap - EXIT INT TERM
     echo
     log_info "stopping the demo"
+    [[ -n "$writer_pid" ]] && kill "$writer_pid" 2>/dev/null || true
     if [[ -n "$tidemark_pid" ]] && kill -0 "$tidemark_pid" 2>/dev/null; then
         kill -TERM "$tidemark_pid" && wait "$tidemark_pid" || true
         log_info "tidemark stopped; its log: $demo_dir/tidemark.log"
@@ -63,14 +65,27 @@ log_info "PostgreSQL on 127.0.0.1:$TIDEMARK_PG_PORT:"
 PGPASSWORD="$TIDEMARK_PG_PASSWORD" psql -h 127.0.0.1 -p "$TIDEMARK_PG_PORT" -U "$TIDEMARK_PG_USER" \
     -d "$TIDEMARK_PG_DATABASE" -c 'SHOW wal_level' -c 'SELECT rolreplication FROM pg_roles WHERE rolname = current_user'
 
-topics=(demo.generator.t0 demo.generator.t1)
+psql_demo() {
+    PGPASSWORD="$TIDEMARK_PG_PASSWORD" psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$TIDEMARK_PG_PORT" \
+        -U "$TIDEMARK_PG_USER" -d "$TIDEMARK_PG_DATABASE" "$@"
+}
+log_info "creating table public.demo_orders"
+psql_demo <<'SQL'
+SELECT pg_drop_replication_slot('tidemark_demo') FROM pg_replication_slots WHERE slot_name = 'tidemark_demo';
+DROP PUBLICATION IF EXISTS tidemark_demo;
+DROP TABLE IF EXISTS demo_orders;
+CREATE TABLE demo_orders (id serial PRIMARY KEY, customer text NOT NULL, amount numeric(10,2),
+                          status text NOT NULL DEFAULT 'new', updated_at timestamptz NOT NULL DEFAULT now());
+SQL
+
+topics=(demo.public.demo_orders)
 if [[ "$kafka_mode" == real ]]; then
     . "$SCRIPT_DIR/lib/kafka.sh"
     bootstrap=$TIDEMARK_KAFKA_BOOTSTRAP
     for t in "${topics[@]}"; do kafka_create_topic "$t" 3; done
 else
-    "$build_dir/tidemark-dev-broker" --bootstrap-file "$demo_dir/bootstrap" \
-        --topic "${topics[0]}:3" --topic "${topics[1]}:3" >"$demo_dir/dev-broker.out" 2>&1 </dev/null &
+    "$build_dir/tidemark-dev-broker" --bootstrap-file "$demo_dir/bootstrap" --topic "${topics[0]}:3" \
+        >"$demo_dir/dev-broker.out" 2>&1 </dev/null &
     broker_pid=$!
     for _ in $(seq 100); do [[ -s "$demo_dir/bootstrap" ]] && break; sleep 0.1; done
     [[ -s "$demo_dir/bootstrap" ]] || die "the dev broker did not start: $(cat "$demo_dir/dev-broker.out")"
@@ -82,30 +97,53 @@ cat >"$demo_dir/tidemark.yaml" <<YAML
 # Written by scripts/demo.sh. See config/ for commented examples of every setting.
 name: demo
 source:
-  type: generator            # synthetic changes; postgres and mysql arrive with issues #3 and #4
-  generator:
-    tables: 2
-    keys: 4                  # each key cycles insert -> update -> delete
-    rate_per_second: 2
-    row_bytes: 12
+  type: postgres
+  host: 127.0.0.1
+  port: $TIDEMARK_PG_PORT
+  user: $TIDEMARK_PG_USER
+  password: \${DEMO_PG_PASSWORD}      # from the environment, never written here
+  database: $TIDEMARK_PG_DATABASE
+  tables: [public.demo_orders]
+  postgres:
+    slot: tidemark_demo
+    publication: tidemark_demo
+    create_publication: true
 sink:
   type: kafka
   kafka:
-    bootstrap_servers: $bootstrap
-    topic_template: "{prefix}.{database}.{table}"
+    bootstrap_servers: $bootstrap      # topics: demo.<schema>.<table>
 state:
   path: $demo_dir/state.json
 YAML
+export DEMO_PG_PASSWORD="$TIDEMARK_PG_PASSWORD"
 
 log_info "tidemark check"
 "$build_dir/tidemark" check --config "$demo_dir/tidemark.yaml"
 "$build_dir/tidemark" run --config "$demo_dir/tidemark.yaml" >"$demo_dir/tidemark.log" 2>&1 &
 tidemark_pid=$!
-sleep 1
-kill -0 "$tidemark_pid" 2>/dev/null || die "tidemark exited: $(cat "$demo_dir/tidemark.log")"
+for _ in $(seq 100); do
+    [[ -n "$(psql_demo -tAc "SELECT 1 FROM pg_replication_slots WHERE slot_name = 'tidemark_demo' AND active")" ]] && break
+    kill -0 "$tidemark_pid" 2>/dev/null || die "tidemark exited: $(cat "$demo_dir/tidemark.log")"
+    sleep 0.2
+done
 log_info "tidemark is running (pid $tidemark_pid, log $demo_dir/tidemark.log); committed position in $demo_dir/state.json"
+
+# A writer in the background: a few orders now, then one change every two seconds.
+(
+    psql_demo -c "INSERT INTO demo_orders (customer, amount) VALUES ('Ada', 12.50), ('Grace', 99.99), ('Linus', 5.00)"
+    psql_demo -c "UPDATE demo_orders SET status = 'paid', updated_at = now() WHERE customer = 'Ada'"
+    psql_demo -c "DELETE FROM demo_orders WHERE customer = 'Linus'"
+    n=0
+    while sleep 2; do
+        n=$((n + 1))
+        psql_demo -c "INSERT INTO demo_orders (customer, amount) VALUES ('customer $n', $n.25)" || break
+        psql_demo -c "UPDATE demo_orders SET status = 'shipped', updated_at = now() WHERE id = (SELECT min(id) FROM demo_orders WHERE status <> 'shipped')" || break
+    done
+) >"$demo_dir/writer.log" 2>&1 &
+writer_pid=$!
+
 log_info "following the Kafka records (kcat); Ctrl-C stops everything"
-follow=(kcat -C -q -b "$bootstrap" -o beginning -f '\n%t [partition %p] key %k\n%s\n' -t "${topics[0]}" -t "${topics[1]}")
+follow=(kcat -C -q -b "$bootstrap" -o beginning -f '\n%t [partition %p] key %k\n%s\n' -t "${topics[0]}")
 if [[ -n "${TIDEMARK_DEMO_SECONDS:-}" ]]; then
     timeout "$TIDEMARK_DEMO_SECONDS" "${follow[@]}" || true
 else
