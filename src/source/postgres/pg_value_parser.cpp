@@ -920,7 +920,9 @@ PgParseResult parse_typed(uint32_t type_oid, int32_t typmod, std::string_view te
     }
     return base;
   }
-  if (info->category == 'A' && info->element_oid != 0) {
+  // box (OID 603) is the one built-in type whose array delimiter is ';', not ',': its arrays stay text.
+  constexpr uint32_t kBoxOid = 603;
+  if (info->category == 'A' && info->element_oid != 0 && info->element_oid != kBoxOid) {
     return ArrayParser(type_oid, info->element_oid, typmod, text, types, depth).parse();
   }
   return Value(std::string(text));  // enums, composites, ranges...: the text

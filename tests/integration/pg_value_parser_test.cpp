@@ -265,6 +265,9 @@ TEST(PgValueParser, UnknownTypesAndNonArrayCategoriesGiveTheirText) {
   // A registered array of an unknown element type: elements as text.
   ASSERT_TRUE(types.add({16601, 'A', 600, 0, "_point"}));
   expect_parse(16601, "{\"(1,2)\",NULL}", Array{{std::string("(1,2)"), Null{}}}, types);
+  // box[] as the source registers it from pg_type: box's array delimiter is ';', so the array stays text.
+  ASSERT_TRUE(types.add({1020, 'A', 603, 0, "_box"}));
+  expect_parse(1020, "{(1,1),(0,0);(2,2),(1,1)}", std::string("{(1,1),(0,0);(2,2),(1,1)}"), types);
 }
 
 TEST(PgValueParser, Integers) {
