@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "core/civil_time.hpp"
 #include "sink/json_writer.hpp"
 #include "tidemark/version.hpp"
 
@@ -25,19 +26,6 @@ void append_two_digits(std::string& out, unsigned v) {
   out.push_back(static_cast<char>('0' + v % 10));
 }
 
-// Howard Hinnant's days-to-civil conversion: exact for the whole int64 range we can meet.
-void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += (m <= 2);
-}
 
 void append_number(std::string& out, int64_t v) {
   char buf[24];

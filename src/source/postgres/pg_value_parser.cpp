@@ -1,5 +1,7 @@
 #include "source/postgres/pg_value_parser.hpp"
 
+#include "core/civil_time.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -184,15 +186,6 @@ bool take_fraction(std::string_view& s, int64_t& micros) {
   return true;
 }
 
-// Howard Hinnant's days_from_civil: proleptic Gregorian, astronomical years (1 BC = year 0).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 bool is_leap(int64_t astronomical_year) {
   return astronomical_year % 4 == 0 && (astronomical_year % 100 != 0 || astronomical_year % 400 == 0);
@@ -488,19 +481,6 @@ bool parse_timetz(std::string_view s, Value& out, std::string& why) {
   return true;
 }
 
-// Howard Hinnant's civil_from_days, the inverse of days_from_civil.
-void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += (m <= 2);
-}
 
 // The ISO text TimestampTz renders in the envelope ("+294276-12-31T23:59:59.999999Z"), for instants beyond
 // the int64 microseconds of the event model.
