@@ -140,7 +140,12 @@ class PostgresSource::Session {
 
   bool send_status(bool reply_requested = false) {
     // Flush: only what is persisted (never beyond), so the server keeps what a restart would need.
-    const Lsn flushed = std::max<Lsn>(source_.persisted_lsn_.load(), start_lsn_);
+    Lsn flushed = std::max<Lsn>(source_.persisted_lsn_.load(), start_lsn_);
+    // With nothing in flight and every handed-over transaction persisted, the WAL received since holds no
+    // captured change: confirm it, so the slot does not pin WAL of other tables and a fast shutdown's
+    // walsender (which waits for the client to flush everything sent) can finish. Restarts are unaffected:
+    // commits after this point are still decoded.
+    if (!held_ && !in_transaction_ && flushed >= source_.resume_lsn_) flushed = std::max(flushed, received_lsn_);
     const std::string msg = encode_standby_status_update(
         StandbyStatusUpdate{received_lsn_, flushed, flushed, pg_now_us(), reply_requested});
     last_status_ = Clock::now();
