@@ -29,7 +29,7 @@ class BoundedQueue {
     const bool room = not_full_.wait_for(lock, timeout, [&] { return closed_ || has_room(bytes); });
     if (!room || closed_) return false;
     bytes_ += bytes;
-    items_.push_back(std::move(item));
+    items_.push_back(Entry{std::move(item), bytes});
     lock.unlock();
     not_empty_.notify_one();
     return true;
@@ -42,8 +42,8 @@ class BoundedQueue {
     not_empty_.wait_for(lock, timeout, [&] { return closed_ || !items_.empty(); });
     size_t moved = 0;
     while (!items_.empty() && moved < max) {
-      bytes_ -= sizer_(items_.front());
-      out.push_back(std::move(items_.front()));
+      bytes_ -= items_.front().bytes;  // measured once, at push: sizing walks every value
+      out.push_back(std::move(items_.front().item));
       items_.pop_front();
       ++moved;
     }
@@ -84,7 +84,11 @@ class BoundedQueue {
   mutable std::mutex mutex_;
   std::condition_variable not_full_;
   std::condition_variable not_empty_;
-  std::deque<T> items_;
+  struct Entry {
+    T item;
+    size_t bytes;
+  };
+  std::deque<Entry> items_;
   size_t bytes_ = 0;
   bool closed_ = false;
 };
