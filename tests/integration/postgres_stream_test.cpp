@@ -394,7 +394,7 @@ TEST(PostgresStream, PostgresRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
   std::atomic<int> restart_rc{-1};
   const auto restart_began = std::chrono::steady_clock::now();
   std::thread restarter([&] {
-    restart_rc = std::system("/work/main/scripts/servers.sh restart postgres >/dev/null 2>&1");
+    restart_rc = std::system((std::string(TIDEMARK_SOURCE_DIR) + "/scripts/servers.sh restart postgres >/dev/null 2>&1").c_str());
     restarted = true;
   });
   // A fast shutdown waits for every walsender to have its client confirm the end of WAL (the shutdown
@@ -422,7 +422,7 @@ TEST(PostgresStream, PostgresRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
             << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - restart_began).count()
             << " s (exit " << restart_rc.load() << ")\n";
   EXPECT_EQ(restart_rc.load(), 0) << "servers.sh restart postgres";
-  if (restart_rc.load() != 0) std::system("/work/main/scripts/servers.sh start postgres >/dev/null 2>&1");
+  if (restart_rc.load() != 0) std::system((std::string(TIDEMARK_SOURCE_DIR) + "/scripts/servers.sh start postgres >/dev/null 2>&1").c_str());
   if (daemon_killed) f.daemon.start();  // resumes from its state file: the rest of the checks still apply
   writer.join();
   EXPECT_EQ(progress.load(), kVersions) << "the writer gave up";
