@@ -55,7 +55,8 @@ struct SourceInfo {
   ConnectorKind connector = ConnectorKind::Generator;
   int64_t commit_ts_ms = 0;          // commit time of the transaction in the source
   std::optional<uint64_t> txid;      // PostgreSQL xid
-  std::optional<uint64_t> lsn;       // PostgreSQL LSN of the change (commit LSN for commit-time fields)
+  std::optional<uint64_t> lsn;       // PostgreSQL LSN of the change
+  std::optional<uint64_t> commit_lsn;  // PostgreSQL LSN of the transaction's commit record
   std::string gtid;                  // MySQL/MariaDB GTID of the transaction
   std::string file;                  // binlog file
   uint64_t pos = 0;                  // binlog position

@@ -269,6 +269,8 @@ void EnvelopeSerializer::write_source(const ChangeEvent& event, const TableFragm
       if (s.txid) w.unsigned_integer(*s.txid); else w.null();
       out.append(",\"lsn\":");
       if (s.lsn) w.unsigned_integer(*s.lsn); else w.null();
+      out.append(",\"commit_lsn\":");
+      if (s.commit_lsn) w.unsigned_integer(*s.commit_lsn); else w.null();
       break;
     case ConnectorKind::MySql:
       out.append(f.source_table_no_schema);

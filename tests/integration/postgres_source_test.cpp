@@ -121,6 +121,9 @@ TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
   EXPECT_EQ(c["source"]["table"], t);
   EXPECT_TRUE(c["source"]["txId"].is_number());
   EXPECT_TRUE(c["source"]["lsn"].is_number());
+  ASSERT_TRUE(c["source"]["commit_lsn"].is_number());
+  EXPECT_GT(c["source"]["commit_lsn"].get<uint64_t>(), c["source"]["lsn"].get<uint64_t>())
+      << "the commit record comes after the change";
   const json u = json::parse(*one[1].value);
   EXPECT_EQ(u["op"], "u");
   EXPECT_TRUE(u["before"].is_null()) << "default replica identity: no old row without a key change";
@@ -156,8 +159,8 @@ TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey)
   f.write_config({t});
   f.start_and_wait_for_slot();
 
-  // 20000 changes: 2000 keys, each inserted then updated 9 times, in transactions of 100 statements.
-  constexpr int kKeys = 2000, kVersions = 10;
+  // 100000 changes: 10000 keys, each inserted then updated 9 times, in transactions of 100 statements.
+  constexpr int kKeys = 10000, kVersions = 10;
   std::atomic<bool> writing{true};
   std::thread writer([&] {
     for (int v = 0; v < kVersions; ++v) {
@@ -187,7 +190,7 @@ TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey)
       changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
     }
     return changes.size() == static_cast<size_t>(kKeys * kVersions);
-  }, 60s);
+  }, 120s);
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
 
   std::map<int, std::vector<int>> versions;  // per key, in delivery order
@@ -211,6 +214,30 @@ TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey)
     duplicates += seen.size() - distinct.size();
   }
   std::cout << records.size() << " records, " << duplicates << " replayed after kill -9\n";
+}
+
+TEST(PostgresSource, ADroppedSlotIsAFatalErrorNamingTheRecovery) {
+  PgFixture f;
+  const std::string t = f.table("pgslot");
+  pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY)");
+  create_topic(f.bootstrap, f.topic(t), 1);
+  f.write_config({t});
+  f.start_and_wait_for_slot();
+  pg_exec(f.pg, "INSERT INTO " + t + " VALUES (1)");
+  ASSERT_TRUE(wait_until([&] { return f.daemon.committed_sequence().has_value(); }, 30s)) << f.daemon.stderr_text();
+  ASSERT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
+
+  pg_exec(f.pg, "SELECT pg_drop_replication_slot('" + f.slot + "')");
+  pg_exec(f.pg, "INSERT INTO " + t + " VALUES (2)");  // a change nobody can stream any more
+  f.daemon.start();
+  const auto status = f.daemon.process().wait_for_exit(60s);
+  ASSERT_TRUE(status.has_value()) << "a lost slot must stop the daemon, not hang or silently start over";
+  EXPECT_EQ(*status, 2);
+  const std::string err = f.daemon.stderr_text();
+  EXPECT_NE(err.find("replication slot " + f.slot + " is gone"), std::string::npos) << err;
+  EXPECT_NE(err.find("taking a new snapshot"), std::string::npos) << err;
+  EXPECT_TRUE(pg_query(f.pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'").empty())
+      << "the daemon must not quietly create a new slot over the gap";
 }
 
 TEST(PostgresSource, CheckListsEveryMissingPrerequisiteWithTheFix) {

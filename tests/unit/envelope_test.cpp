@@ -297,6 +297,7 @@ TEST(Envelope, PostgresUpdate) {
   EXPECT_EQ(src.at("table"), "orders");
   EXPECT_EQ(src.at("txId"), 555);
   EXPECT_EQ(src.at("lsn"), 0x16B3748);
+  EXPECT_TRUE(src.at("commit_lsn").is_null()) << "not set on this event";
   EXPECT_EQ(j.size(), 6u) << j.dump();  // before, after, source, op, ts_ms, transaction
 
   // Field order, as docs/event-format.md lists it.
@@ -309,7 +310,7 @@ TEST(Envelope, PostgresUpdate) {
   std::vector<std::string> source_keys;
   for (auto it = ordered["source"].begin(); it != ordered["source"].end(); ++it) source_keys.push_back(it.key());
   EXPECT_EQ(source_keys, (std::vector<std::string>{"version", "connector", "name", "ts_ms", "snapshot", "db", "schema",
-                                                   "table", "txId", "lsn"}));
+                                                   "table", "txId", "lsn", "commit_lsn"}));
 }
 
 TEST(Envelope, ShortImageLeavesOutTrailingColumns) {
@@ -332,6 +333,7 @@ TEST(Envelope, PostgresWithoutTxIdOrLsnHasNulls) {
   const json j = envelope(s, e, 0);
   EXPECT_TRUE(j.at("source").at("txId").is_null());
   EXPECT_TRUE(j.at("source").at("lsn").is_null());
+  EXPECT_TRUE(j.at("source").at("commit_lsn").is_null());
   EXPECT_TRUE(j.at("before").is_null());
   EXPECT_EQ(j.at("after"), json::parse(R"({"a":1})"));
 }

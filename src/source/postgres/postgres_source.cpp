@@ -180,6 +180,7 @@ class PostgresSource::Session {
     e.source.connector = ConnectorKind::Postgres;
     e.source.txid = xid_;
     e.source.lsn = message_lsn_;
+    e.source.commit_lsn = commit_lsn_;
     e.source.commit_ts_ms = commit_ts_ms_;
     return e;
   }
@@ -200,6 +201,7 @@ class PostgresSource::Session {
   SessionEnd handle(const PgOutputMessage& message, std::string& error) {
     if (const auto* begin = std::get_if<BeginMessage>(&message)) {
       xid_ = begin->xid;
+      commit_lsn_ = begin->final_lsn;
       commit_ts_ms_ = pg_us_to_unix_us(begin->commit_time) / 1000;
       held_.reset();
       return SessionEnd::Continue;  // "continue"
@@ -354,6 +356,7 @@ class PostgresSource::Session {
   Lsn received_lsn_ = kInvalidLsn;
   Lsn message_lsn_ = kInvalidLsn;
   uint32_t xid_ = 0;
+  Lsn commit_lsn_ = kInvalidLsn;
   int64_t commit_ts_ms_ = 0;
   bool in_transaction_ = false;
 };
