@@ -572,7 +572,12 @@ TEST(PostgresStream, LargeTransactionOf300kRowsArrivesWithBoundedMemory) {
             << peak_rss << " KiB\n";
   ASSERT_TRUE(committed) << f.daemon.stderr_text();
   EXPECT_GT(hwm, 0);
+#ifndef __SANITIZE_ADDRESS__
   EXPECT_LT(hwm, 150L * 1024) << "peak RSS above 150 MB";
+#else
+  // AddressSanitizer's quarantine and shadow memory inflate RSS by hundreds of MB: the bound is checked in
+  // the normal build only.
+#endif
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
 
   const auto records = consume_all(f.bootstrap, f.topic(t), 120s);
