@@ -5,7 +5,7 @@
 
 # Everything the build, the tests and the throwaway servers need.
 TIDEMARK_APT_PACKAGES=(
-    mariadb-server mariadb-client libmariadb-dev
+    mariadb-server mariadb-client libmariadb-dev zlib1g-dev libzstd-dev
     postgresql postgresql-contrib libpq-dev
     librdkafka-dev kcat
     libspdlog-dev libfmt-dev libyaml-cpp-dev libgtest-dev libgmock-dev

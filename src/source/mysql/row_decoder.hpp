@@ -1,0 +1,36 @@
+#pragma once
+// Our own decoder of binlog row images (libmariadb's mariadb_rpl_extract_rows is wrong or fails on
+// several types). One cursor over the rows of a rows event; every read is bounds-checked and a malformed
+// image yields a DecodeError naming the row, the column, its type and the byte offset.
+//
+// Row image layout (per row): a NULL bitmap with one bit per column *present* in the image's column
+// bitmap, then the values of the present, non-NULL columns in column order, each in its type's binary
+// form (see decode_column_value). UPDATE rows are a before image followed by an after image, each with
+// its own column bitmap.
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "source/mysql/binlog_cursor.hpp"
+#include "source/mysql/binlog_events.hpp"
+#include "source/mysql/table_map.hpp"
+#include "tidemark/value.hpp"
+
+namespace tidemark::mysql {
+
+// One row of a rows event, in TableMap column order. Columns absent from the event's column bitmap
+// (binlog_row_image=MINIMAL/NOBLOB) are Unavailable, never Null.
+struct RowChange {
+  std::optional<Row> before;  // delete, update
+  std::optional<Row> after;   // write, update
+};
+
+// Decodes every row of `event` with `table` (which must be the TableMap of event.table_id). Appends to
+// `out`. Returns the first error, with nothing appended for the failing row.
+std::optional<DecodeError> decode_rows(const RowsEvent& event, const TableMap& table, std::vector<RowChange>& out);
+
+// Decodes one non-NULL value of `column` at the cursor. On failure the cursor holds the reason.
+bool decode_column_value(BinlogCursor& cursor, const ColumnDef& column, Value& out);
+
+}  // namespace tidemark::mysql
