@@ -12,68 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon_runner.hpp"
-#include "kafka_client.hpp"
-#include "pg_client.hpp"
+#include "pg_fixture.hpp"
 
 namespace tidemark::test {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-// A pipeline name, slot and publication of its own, and tables whose names no other run used.
-struct PgFixture {
-  PgTarget pg = real_postgres();
-  std::string bootstrap = real_kafka_bootstrap();
-  DaemonRunner daemon{bootstrap, GeneratorSettings{}};
-  std::string suffix;
-  std::string slot;
-
-  PgFixture() {
-    suffix = daemon.name().substr(3);
-    for (char& c : suffix)
-      if (c == '-') c = '_';
-    slot = "tm_" + suffix;
-  }
-  ~PgFixture() {
-    if (daemon.process().running()) daemon.stop(SIGKILL);
-    try {
-      pg_exec(pg, "SELECT pg_drop_replication_slot('" + slot + "') FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
-    } catch (...) {
-    }
-  }
-  std::string table(const std::string& base) const { return base + "_" + suffix; }
-  std::string topic(const std::string& table_name) const { return daemon.name() + ".public." + table_name; }
-
-  void write_config(const std::vector<std::string>& tables, bool create_publication = true) {
-    std::string yaml = "source:\n  type: postgres\n  host: " + pg.host + "\n  port: " + pg.port + "\n  user: " + pg.user +
-                       "\n  password: " + pg.password + "\n  database: " + pg.database + "\n  tables:\n";
-    for (const auto& t : tables) yaml += "    - public." + t + "\n";
-    yaml += "  postgres:\n    slot: " + slot + "\n    publication: " + slot +
-            "\n    create_publication: " + (create_publication ? "true" : "false") + "\n    status_interval_ms: 1000\n";
-    daemon.write_config("", "info", yaml);
-  }
-
-  void start_and_wait_for_slot() {
-    daemon.start();
-    ASSERT_TRUE(wait_until(
-        [&] { return !pg_query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "'").empty(); },
-        30s))
-        << daemon.stderr_text();
-    std::this_thread::sleep_for(300ms);  // START_REPLICATION follows slot creation
-  }
-
-  // Reads the topic until it holds at least `count` records.
-  std::vector<ConsumedRecord> read_until(const std::string& topic_name, size_t count) {
-    std::vector<ConsumedRecord> records;
-    wait_until([&] {
-      records = consume_all(bootstrap, topic_name);
-      return records.size() >= count;
-    }, 60s);
-    return records;
-  }
-};
 
 std::map<std::string, std::vector<ConsumedRecord>> by_key(const std::vector<ConsumedRecord>& records) {
   std::map<std::string, std::vector<ConsumedRecord>> out;
@@ -90,7 +35,7 @@ TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
   create_topic(f.bootstrap, f.topic(t), 3);
   create_topic(f.bootstrap, f.topic(full), 1);
   f.write_config({t, full});
-  f.start_and_wait_for_slot();
+  ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
 
   pg_exec(f.pg, "INSERT INTO " + t + " VALUES (1, 'a', (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 3000) i), "
                 "12345.67, '2026-01-02 03:04:05.123456+00', ARRAY['x', NULL, 'y,z'])");
@@ -157,7 +102,7 @@ TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey)
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, version int NOT NULL)");
   create_topic(f.bootstrap, f.topic(t), 4);
   f.write_config({t});
-  f.start_and_wait_for_slot();
+  ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
 
   // 100000 changes: 10000 keys, each inserted then updated 9 times, in transactions of 100 statements.
   constexpr int kKeys = 10000, kVersions = 10;
@@ -193,26 +138,7 @@ TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey)
   }, 120s);
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
 
-  std::map<int, std::vector<int>> versions;  // per key, in delivery order
-  for (const auto& r : records) {
-    const json v = json::parse(*r.value);
-    versions[v["after"]["id"].get<int>()].push_back(v["after"]["version"].get<int>());
-  }
-  ASSERT_EQ(versions.size(), static_cast<size_t>(kKeys));
-  size_t duplicates = 0;
-  for (const auto& [key, seen] : versions) {
-    std::set<int> distinct(seen.begin(), seen.end());
-    EXPECT_EQ(distinct.size(), static_cast<size_t>(kVersions)) << "key " << key << " lost a version";
-    int highest = -1;
-    for (const int v : seen) {
-      // Going back is allowed only as a replay of a version delivered before.
-      if (v < highest) {
-        EXPECT_TRUE(std::count(seen.begin(), seen.end(), v) > 1) << "key " << key << " time travel";
-      }
-      highest = std::max(highest, v);
-    }
-    duplicates += seen.size() - distinct.size();
-  }
+  const size_t duplicates = expect_every_version_in_commit_order(versions_by_key(records), kKeys, kVersions);
   std::cout << records.size() << " records, " << duplicates << " replayed after kill -9\n";
 }
 
@@ -222,7 +148,7 @@ TEST(PostgresSource, ADroppedSlotIsAFatalErrorNamingTheRecovery) {
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY)");
   create_topic(f.bootstrap, f.topic(t), 1);
   f.write_config({t});
-  f.start_and_wait_for_slot();
+  ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
   pg_exec(f.pg, "INSERT INTO " + t + " VALUES (1)");
   ASSERT_TRUE(wait_until([&] { return f.daemon.committed_sequence().has_value(); }, 30s)) << f.daemon.stderr_text();
   ASSERT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
@@ -245,18 +171,17 @@ TEST(PostgresSource, CheckListsEveryMissingPrerequisiteWithTheFix) {
   const std::string t = f.table("pgcheck");
   const std::string role = "norepl_" + f.suffix;
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY)");
-  PgTarget admin = real_postgres(true);
-  pg_exec(admin, "CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
+  pg_exec(f.admin, "CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
   f.pg.user = role;
   f.pg.password = "pw";
-  f.write_config({t, "no_such_table_" + f.suffix}, false);
+  f.write_config({t, "no_such_table_" + f.suffix}, {.create_publication = false});
   f.daemon.start("check");
   EXPECT_EQ(f.daemon.process().wait_for_exit(60s), 1);
   const std::string out = f.daemon.stdout_text();
   EXPECT_NE(out.find("may not start replication: run ALTER ROLE \"" + role + "\" REPLICATION;"), std::string::npos) << out;
   EXPECT_NE(out.find("may not read \"public\".\"" + t + "\": run GRANT SELECT ON"), std::string::npos) << out;
   EXPECT_NE(out.find("publication " + f.slot + " does not exist: run CREATE PUBLICATION"), std::string::npos) << out;
-  pg_exec(admin, "DROP ROLE " + role);
+  pg_exec(f.admin, "DROP ROLE " + role);
 }
 
 }  // namespace

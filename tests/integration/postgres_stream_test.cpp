@@ -18,84 +18,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon_runner.hpp"
 #include "dev_broker_runner.hpp"
-#include "kafka_client.hpp"
-#include "pg_client.hpp"
+#include "pg_fixture.hpp"
 
 namespace tidemark::test {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-// As PgFixture in postgres_source_test.cpp, with a configurable sink and extra top-level YAML.
-struct StreamFixture {
-  PgTarget pg = real_postgres();
-  std::string bootstrap = real_kafka_bootstrap();
-  DaemonRunner daemon{bootstrap, GeneratorSettings{}};
-  std::string suffix;
-  std::string slot;
-
-  StreamFixture() {
-    suffix = daemon.name().substr(3);
-    for (char& c : suffix)
-      if (c == '-') c = '_';
-    slot = "tm_" + suffix;
-  }
-  ~StreamFixture() {
-    if (daemon.process().running()) daemon.stop(SIGKILL);
-    try {
-      wait_until([&] { return pg_query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active").empty(); }, 10s);
-      pg_exec(pg, "SELECT pg_drop_replication_slot('" + slot + "') FROM pg_replication_slots WHERE slot_name = '" +
-                      slot + "'");
-    } catch (...) {
-    }
-  }
-  std::string table(const std::string& base) const { return base + "_" + suffix; }
-  std::string topic(const std::string& table_name) const { return daemon.name() + ".public." + table_name; }
-
-  void write_config(const std::vector<std::string>& tables, const std::string& sink_yaml = "",
-                    const std::string& extra_yaml = "") {
-    std::string yaml = "source:\n  type: postgres\n  host: " + pg.host + "\n  port: " + pg.port + "\n  user: " + pg.user +
-                       "\n  password: " + pg.password + "\n  database: " + pg.database + "\n  tables:\n";
-    for (const auto& t : tables) yaml += "    - public." + t + "\n";
-    yaml += "  postgres:\n    slot: " + slot + "\n    publication: " + slot +
-            "\n    create_publication: true\n    status_interval_ms: 1000\n";
-    daemon.write_config(sink_yaml, "info", yaml + extra_yaml);
-  }
-
-  bool start_and_wait_for_slot() {
-    daemon.start();
-    const bool ok = wait_until(
-        [&] {
-          return !pg_query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active").empty();
-        },
-        30s);
-    std::this_thread::sleep_for(300ms);
-    return ok;
-  }
-
-  std::vector<ConsumedRecord> read_until(const std::string& bootstrap_servers, const std::string& topic_name,
-                                         size_t count, std::chrono::milliseconds timeout = 60s) {
-    std::vector<ConsumedRecord> records;
-    wait_until([&] {
-      records = consume_all(bootstrap_servers, topic_name);
-      return records.size() >= count;
-    }, timeout);
-    return records;
-  }
-  std::vector<ConsumedRecord> read_until(const std::string& topic_name, size_t count) {
-    return read_until(bootstrap, topic_name, count);
-  }
-
-  // The walsender's pid of this daemon's replication connection, or "" when there is none.
-  std::string walsender_pid() const {
-    const auto rows = pg_query(real_postgres(true), "SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = '" +
-                                                        slot + "' AND active");
-    return rows.empty() ? "" : rows[0];
-  }
-};
 
 std::string q1(const PgTarget& pg, const std::string& sql) {
   const auto rows = pg_query(pg, sql);
@@ -138,7 +68,7 @@ std::string raw_number(const std::string& text, const std::string& name) {
 // 1. Every type, special values included, compared with PostgreSQL's own answers.
 
 TEST(PostgresStream, EveryTypeRoundTripsWithSpecialValuesAndNulls) {
-  StreamFixture f;
+  PgFixture f;
   const std::string t = f.table("pgtypes");
   const std::string mood = "mood_" + f.suffix;
   const std::string posint = "posint_" + f.suffix;
@@ -292,7 +222,7 @@ TEST(PostgresStream, EveryTypeRoundTripsWithSpecialValuesAndNulls) {
 // 2. ALTER TABLE mid-stream: each row carries the columns of the table when it was written.
 
 TEST(PostgresStream, AddAndDropColumnMidStreamFollowTheRelationMessages) {
-  StreamFixture f;
+  PgFixture f;
   const std::string t = f.table("pgalter");
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, a text)");
   create_topic(f.bootstrap, f.topic(t), 1);  // one partition: delivery order is log order
@@ -340,7 +270,7 @@ TEST(PostgresStream, AddAndDropColumnMidStreamFollowTheRelationMessages) {
 // 3. PostgreSQL restarted under a writer: reconnect with backoff, nothing lost, per-key order kept.
 
 TEST(PostgresStream, PostgresRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
-  StreamFixture f;
+  PgFixture f;
   const std::string t = f.table("pgrestart");
   const std::string side = f.table("pgrestart_side");  // another application's table, not captured
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, version int NOT NULL)");
@@ -448,24 +378,8 @@ TEST(PostgresStream, PostgresRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
   }
   EXPECT_NE(f.walsender_pid(), pid_before) << "a new replication connection after the restart";
 
-  std::map<int, std::vector<int>> versions;
-  for (const auto& r : records) {
-    const json v = json::parse(*r.value);
-    versions[v["after"]["id"].get<int>()].push_back(v["after"]["version"].get<int>());
-  }
-  ASSERT_EQ(versions.size(), static_cast<size_t>(kKeys));
-  size_t duplicates = 0;
-  for (const auto& [key, seen] : versions) {
-    const std::set<int> distinct(seen.begin(), seen.end());
-    // A retried batch may have committed twice (same version twice): that is a duplicate, not a loss.
-    EXPECT_EQ(distinct.size(), static_cast<size_t>(kVersions)) << "key " << key << " lost a version";
-    int highest = -1;
-    for (const int v : seen) {
-      if (v < highest) { EXPECT_GT(std::count(seen.begin(), seen.end(), v), 1) << "key " << key << " went back to " << v; }
-      highest = std::max(highest, v);
-    }
-    duplicates += seen.size() - distinct.size();
-  }
+  // A retried batch may have committed twice (same version twice): that is a duplicate, not a loss.
+  const size_t duplicates = expect_every_version_in_commit_order(versions_by_key(records), kKeys, kVersions);
   std::cout << records.size() << " records, " << duplicates << " repeated\n";
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
 }
@@ -489,7 +403,7 @@ struct WalSenderTimeout {
 };
 
 TEST(PostgresStream, SlowOrDownKafkaDoesNotStarveFeedbackUnderShortWalSenderTimeout) {
-  StreamFixture f;
+  PgFixture f;
   const std::string t = f.table("pgslow");
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, payload text)");
   DevBroker broker({f.topic(t) + ":2"});
@@ -497,7 +411,7 @@ TEST(PostgresStream, SlowOrDownKafkaDoesNotStarveFeedbackUnderShortWalSenderTime
       "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + broker.bootstrap() +
       "\n    delivery_timeout_ms: 120000\n    flush_timeout_ms: 10000\n    properties:\n"
       "      queue.buffering.max.messages: \"50\"\n      reconnect.backoff.max.ms: \"200\"\n";
-  f.write_config({t}, sink, "queue:\n  max_events: 100\n");
+  f.write_config({t}, {.sink_yaml = sink, .extra_yaml = "queue:\n  max_events: 100\n"});
   WalSenderTimeout timeout("3s");
   ASSERT_TRUE(wait_until([&] { return q1(f.pg, "SHOW wal_sender_timeout") == "3s"; }, 10s));
   ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
@@ -550,7 +464,7 @@ TEST(PostgresStream, SlowOrDownKafkaDoesNotStarveFeedbackUnderShortWalSenderTime
 // 5. One transaction of 300k rows: all of them arrive, and memory stays bounded.
 
 TEST(PostgresStream, LargeTransactionOf300kRowsArrivesWithBoundedMemory) {
-  StreamFixture f;
+  PgFixture f;
   const std::string t = f.table("pgbig");
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, payload text, at timestamptz)");
   create_topic(f.bootstrap, f.topic(t), 4);
