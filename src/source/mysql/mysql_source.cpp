@@ -1,0 +1,132 @@
+#include "source/mysql/mysql_source.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "source/mysql/binlog_change_builder.hpp"
+#include "source/mysql/binlog_stream.hpp"
+#include "source/mysql/mysql_connection.hpp"
+#include "source/mysql/mysql_prerequisites.hpp"
+#include "source/mysql/table_schema_loader.hpp"
+
+namespace tidemark::mysql {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kPushWait{100};
+constexpr std::chrono::seconds kMaxBackoff{30};
+constexpr std::chrono::seconds kHealthySession{30};
+
+std::string connection_problem(const SourceConfig& c, const std::string& error) {
+  return "cannot connect to MySQL/MariaDB at " + c.host + ":" + std::to_string(c.port > 0 ? c.port : 3306) + " as " +
+         c.user + ": " + error + ". Check source.host, source.port, source.user and source.password";
+}
+
+}  // namespace
+
+MySqlSource::MySqlSource(const Config& config) : config_(config) {}
+
+std::vector<std::string> MySqlSource::check() {
+  MySqlConnection conn(config_.source);
+  if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
+  PrerequisiteReport report = check_prerequisites(conn, config_);
+  for (const auto& warning : report.warnings) spdlog::warn("mysql: {}", warning);
+  return report.problems;
+}
+
+MySqlSource::SessionEnd MySqlSource::session(EventQueue& out, const std::stop_token& stop, std::string& error) {
+  MySqlConnection catalog(config_.source);
+  if (!catalog.ok()) {
+    error = connection_problem(config_.source, catalog.error());
+    return SessionEnd::Retry;
+  }
+  const PrerequisiteReport report = check_prerequisites(catalog, config_);
+  if (!report.problems.empty()) {
+    for (size_t i = 0; i < report.problems.size(); ++i) error += (i ? "; " : "") + report.problems[i];
+    return SessionEnd::Fatal;
+  }
+  for (const auto& warning : report.warnings) spdlog::warn("mysql: {}", warning);
+
+  auto push = [&](StreamItem&& item) {
+    while (!out.push_for(item, kPushWait))
+      if (stop.stop_requested()) return false;
+    return true;
+  };
+
+  if (!resume_) {
+    // First start: the current end of the log. Handing it over at once gets it persisted, so a restart
+    // before the first change still resumes here.
+    auto end = current_end_of_log(catalog, report.flavor, error);
+    if (!end) return SessionEnd::Retry;
+    resume_ = *end;
+    spdlog::info("mysql: first start on {} ({}): streaming from the end of the binlog, {}", config_.source.host,
+                 report.server_version, resume_->describe());
+    if (!push(Checkpoint{resume_->to_source_position()})) return SessionEnd::Stopped;
+  } else if (resume_->flavor != report.flavor) {
+    error = "the state file holds a " + std::string(resume_->flavor == Flavor::MariaDb ? "MariaDB" : "MySQL") +
+            " position but the server is " + report.server_version + ": this state file belongs to another server";
+    return SessionEnd::Fatal;
+  }
+
+  BinlogStream stream(config_.source, static_cast<uint32_t>(config_.source.mysql.server_id));
+  BinlogStream::Failure failure = stream.open(*resume_, error);
+  if (failure != BinlogStream::Failure::None) {
+    if (failure == BinlogStream::Failure::Retry) error = connection_problem(config_.source, error);
+    return failure == BinlogStream::Failure::Fatal ? SessionEnd::Fatal : SessionEnd::Retry;
+  }
+  spdlog::info("mysql: streaming the binlog of {} ({}) from {}", config_.source.host, report.server_version, resume_->describe());
+
+  InformationSchemaLoader loader(catalog);
+  BinlogChangeBuilder::Options options;
+  options.flavor = report.flavor;
+  options.table_patterns = config_.source.tables;
+  options.initial_checksum = stream.checksum();
+  BinlogChangeBuilder builder(options, &loader, *resume_);
+  const BinlogChangeBuilder::Emit emit = push;
+
+  for (;;) {
+    if (stop.stop_requested()) return SessionEnd::Stopped;
+    const auto bytes = stream.next(failure, error);
+    if (!bytes) {
+      if (stop.stop_requested()) return SessionEnd::Stopped;
+      resume_ = builder.position();
+      return failure == BinlogStream::Failure::Fatal ? SessionEnd::Fatal : SessionEnd::Retry;
+    }
+    const auto outcome = builder.on_event(*bytes, emit, error);
+    resume_ = builder.position();
+    switch (outcome) {
+      case BinlogChangeBuilder::Outcome::Continue: break;
+      case BinlogChangeBuilder::Outcome::Stopped: return SessionEnd::Stopped;
+      case BinlogChangeBuilder::Outcome::Retry: return SessionEnd::Retry;
+      case BinlogChangeBuilder::Outcome::Fatal: return SessionEnd::Fatal;
+    }
+  }
+}
+
+SourceOutcome MySqlSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
+  if (start) {
+    resume_ = BinlogPosition::parse(*start);
+    if (!resume_) return {false, "the stored position '" + start->token + "' is not a MySQL/MariaDB binlog position"};
+  }
+  auto backoff = std::chrono::seconds(1);
+  while (!stop.stop_requested()) {
+    const auto session_start = Clock::now();
+    std::string error;
+    const SessionEnd end = session(out, stop, error);
+    if (end == SessionEnd::Stopped) break;
+    if (end == SessionEnd::Fatal) return {false, error};
+    if (Clock::now() - session_start > kHealthySession) backoff = std::chrono::seconds(1);
+    spdlog::warn("mysql: {}; reconnecting in {} s from {}", error, backoff.count(),
+                 resume_ ? resume_->describe() : std::string("the end of the binlog"));
+    for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop.stop_requested();
+         waited += std::chrono::milliseconds(100))
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    backoff = std::min(backoff * 2, std::chrono::duration_cast<std::chrono::seconds>(kMaxBackoff));
+  }
+  return {};
+}
+
+}  // namespace tidemark::mysql

@@ -1,0 +1,29 @@
+#pragma once
+// MySQL/MariaDB: the row-based binlog read as a replica (binlog_stream), decoded by our own decoder
+// (binlog_events, row_decoder) into change events (binlog_change_builder). Positions are GTID states with
+// file/position fallback (binlog_position); a restart resumes after the last transaction Kafka
+// acknowledged.
+
+#include <optional>
+
+#include "source/mysql/binlog_position.hpp"
+#include "source/source.hpp"
+
+namespace tidemark::mysql {
+
+class MySqlSource final : public Source {
+ public:
+  explicit MySqlSource(const Config& config);
+
+  std::vector<std::string> check() override;
+  SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
+
+ private:
+  enum class SessionEnd { Stopped, Retry, Fatal };
+  SessionEnd session(EventQueue& out, const std::stop_token& stop, std::string& error);
+
+  Config config_;
+  std::optional<BinlogPosition> resume_;  // after the last transaction handed to the queue
+};
+
+}  // namespace tidemark::mysql

@@ -1,0 +1,118 @@
+#include "source/mysql/table_schema_loader.hpp"
+
+#include <algorithm>
+
+#include "source/mysql/mysql_connection.hpp"
+
+namespace tidemark::mysql {
+
+std::optional<CatalogTable> InformationSchemaLoader::load(const std::string& database, const std::string& table,
+                                                          std::string& error) {
+  const std::string where = "TABLE_SCHEMA = " + connection_.quote(database) + " AND TABLE_NAME = " + connection_.quote(table);
+  auto columns = connection_.query(
+      "SELECT c.COLUMN_NAME, LOWER(c.DATA_TYPE), c.COLUMN_TYPE, COALESCE(co.ID, 0) "
+      "FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co ON co.COLLATION_NAME = c.COLLATION_NAME "
+      "WHERE c." + where + " ORDER BY c.ORDINAL_POSITION");
+  if (!columns) {
+    error = "cannot read information_schema.COLUMNS: " + connection_.error();
+    return std::nullopt;
+  }
+  if (columns->empty()) {
+    error = "table " + database + "." + table + " is not in information_schema (dropped, or no SELECT privilege on it)";
+    return std::nullopt;
+  }
+  CatalogTable result;
+  for (const auto& row : *columns) {
+    CatalogColumn c;
+    c.name = row[0].value_or("");
+    c.data_type = row[1].value_or("");
+    c.column_type = row[2].value_or("");
+    c.collation = static_cast<uint32_t>(std::stoul(row[3].value_or("0")));
+    result.columns.push_back(std::move(c));
+  }
+  auto key = connection_.query("SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE CONSTRAINT_NAME = 'PRIMARY' AND " +
+                               where + " ORDER BY ORDINAL_POSITION");
+  if (!key) {
+    error = "cannot read information_schema.KEY_COLUMN_USAGE: " + connection_.error();
+    return std::nullopt;
+  }
+  for (const auto& row : *key) result.primary_key.push_back(row[0].value_or(""));
+  return result;
+}
+
+std::vector<std::string> parse_enum_members(const std::string& column_type) {
+  std::vector<std::string> members;
+  const size_t open = column_type.find('(');
+  if (open == std::string::npos) return members;
+  size_t i = open + 1;
+  while (i < column_type.size() && column_type[i] == '\'') {
+    std::string member;
+    ++i;
+    while (i < column_type.size()) {
+      if (column_type[i] == '\'') {
+        if (i + 1 < column_type.size() && column_type[i + 1] == '\'') {
+          member.push_back('\'');
+          i += 2;
+          continue;
+        }
+        ++i;
+        break;
+      }
+      if (column_type[i] == '\\' && i + 1 < column_type.size()) ++i;
+      member.push_back(column_type[i++]);
+    }
+    members.push_back(std::move(member));
+    if (i < column_type.size() && column_type[i] == ',') ++i;
+  }
+  return members;
+}
+
+namespace {
+
+bool is_numeric(ColumnType t) {
+  switch (t) {
+    case ColumnType::Tiny: case ColumnType::Short: case ColumnType::Int24: case ColumnType::Long:
+    case ColumnType::LongLong: case ColumnType::NewDecimal: case ColumnType::Float: case ColumnType::Double:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> apply_catalog(TableMap& map, const CatalogTable& catalog) {
+  if (catalog.columns.size() != map.columns.size()) {
+    return "table " + map.database + "." + map.table + " has " + std::to_string(map.columns.size()) +
+           " columns in the binlog but " + std::to_string(catalog.columns.size()) +
+           " in information_schema: its definition changed after these events were logged, and the binlog does not "
+           "carry column names (binlog_row_metadata is not FULL). Set binlog_row_metadata=FULL on the server; events "
+           "logged before that cannot be described reliably: resume from a later position and re-snapshot the table";
+  }
+  const bool from_catalog = !map.has_column_names;
+  for (size_t i = 0; i < map.columns.size(); ++i) {
+    ColumnDef& column = map.columns[i];
+    const CatalogColumn& cat = catalog.columns[i];
+    if (from_catalog) {
+      column.name = cat.name;
+      if (is_numeric(column.type)) column.is_unsigned = cat.column_type.find("unsigned") != std::string::npos;
+      if (column.collation == 0) column.collation = cat.collation;
+      if ((column.type == ColumnType::Enum || column.type == ColumnType::Set) && column.enum_values.empty())
+        column.enum_values = parse_enum_members(cat.column_type);
+    }
+    if (column.name != cat.name) continue;  // FULL metadata disagrees with the catalog: trust the binlog
+    if (cat.data_type == "uuid") column.extended = ExtendedType::Uuid;
+    else if (cat.data_type == "inet4") column.extended = ExtendedType::Inet4;
+    else if (cat.data_type == "inet6") column.extended = ExtendedType::Inet6;
+  }
+  if (!map.has_primary_key_metadata) {
+    map.primary_key.clear();
+    for (const std::string& name : catalog.primary_key) {
+      const auto it = std::find_if(map.columns.begin(), map.columns.end(), [&](const ColumnDef& c) { return c.name == name; });
+      if (it != map.columns.end()) map.primary_key.push_back(static_cast<size_t>(it - map.columns.begin()));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tidemark::mysql
