@@ -15,7 +15,9 @@ namespace tidemark::mysql {
 
 // A type TABLE_MAP cannot express: the server logs these as fixed-size binary strings (MYSQL_TYPE_STRING,
 // binary collation); the column's declared type (information_schema DATA_TYPE) says how to render them.
-enum class ExtendedType : uint8_t { None, Uuid, Inet4, Inet6 };
+// Json: MariaDB's JSON (an alias of LONGTEXT with a json_valid check; logged as a BLOB-type text column):
+// the row decoder gives Json instead of a string.
+enum class ExtendedType : uint8_t { None, Uuid, Inet4, Inet6, Json };
 
 struct ColumnDef {
   // The type as it is stored in row images. For MYSQL_TYPE_STRING the real type (ENUM, SET or STRING) is
@@ -33,6 +35,7 @@ struct ColumnDef {
   std::vector<std::string> enum_values;  // ENUM and SET members, in definition order
   uint32_t geometry_type = 0;
   ExtendedType extended = ExtendedType::None;
+  bool visible = true;  // COLUMN_VISIBILITY (MySQL 8.0.23+ invisible columns); true when not logged
   bool operator==(const ColumnDef&) const = default;
 };
 
@@ -43,6 +46,9 @@ struct TableMap {
   std::string table;
   std::vector<ColumnDef> columns;     // every column of the table, in definition order
   std::vector<size_t> primary_key;    // column indexes in key order; empty when unknown or no key
+  // Parallel to primary_key: the key prefix length in characters (PRIMARY_KEY_WITH_PREFIX), 0 = the
+  // whole column. Empty when primary_key is empty.
+  std::vector<uint32_t> primary_key_prefixes;
   bool has_column_names = false;      // names came from optional metadata (binlog_row_metadata=FULL)
   bool has_primary_key_metadata = false;
   bool operator==(const TableMap&) const = default;
