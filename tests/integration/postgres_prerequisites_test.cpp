@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pg_cluster.hpp"
@@ -27,16 +28,43 @@ size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// What `tidemark check` and then `tidemark run` did with the fixture's configuration (60 s each at most;
+// a status of nullopt means the command had not ended by then).
+struct CheckThenRun {
+  std::optional<int> check_status;
+  std::string check_output;  // stdout and stderr
+  std::optional<int> run_status;
+  std::string run_stderr;
+  std::string run_stdout;
+};
+
+CheckThenRun check_then_run(PgFixture& f) {
+  CheckThenRun result;
+  f.daemon.start("check");
+  result.check_status = f.daemon.process().wait_for_exit(60s);
+  result.check_output = f.daemon.stdout_text() + f.daemon.stderr_text();
+  f.daemon.start("run");
+  result.run_status = f.daemon.process().wait_for_exit(60s);
+  result.run_stderr = f.daemon.stderr_text();
+  result.run_stdout = f.daemon.stdout_text();
+  return result;
+}
+
 class PostgresPrerequisites : public ::testing::Test {
  protected:
-  // One cluster for the suite: initdb, start, ALTER SYSTEM and restart take a few seconds.
-  static void SetUpTestSuite() { cluster_ = std::make_unique<ThrowawayPostgres>(std::vector<std::string>{"wal_level = replica"}); }
-  static void TearDownTestSuite() { cluster_.reset(); }
-
+  // One cluster for the suite (initdb, start, ALTER SYSTEM and restart take a few seconds), made by the
+  // first test: a failure in SetUpTestSuite would only mark the tests skipped, this fails each of them.
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr) << "the throwaway PostgreSQL cluster did not start (see above)";
+    if (!cluster_) {
+      try {
+        cluster_ = std::make_unique<ThrowawayPostgres>(std::vector<std::string>{"wal_level = replica"});
+      } catch (const std::exception& e) {
+        FAIL() << "the throwaway PostgreSQL cluster did not start: " << e.what();
+      }
+    }
     ASSERT_EQ(pg_query(cluster_->target(), "SHOW wal_level"), std::vector<std::string>{"replica"});
   }
+  static void TearDownTestSuite() { cluster_.reset(); }
 
   static std::unique_ptr<ThrowawayPostgres> cluster_;
 };
@@ -49,23 +77,16 @@ TEST_F(PostgresPrerequisites, WalLevelNotLogicalFailsCheckAndRunNamingTheFix) {
   pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY)");
   f.write_config({t}, {.sink_yaml = kStdoutSink});
 
-  f.daemon.start("check");
-  const auto check_status = f.daemon.process().wait_for_exit(60s);
-  ASSERT_TRUE(check_status.has_value()) << "tidemark check hangs";
-  EXPECT_EQ(*check_status, 1);
-  const std::string out = f.daemon.stdout_text();
-  EXPECT_NE(out.find("problem: " + kWalLevelProblem + "\n"), std::string::npos) << out << f.daemon.stderr_text();
-  EXPECT_NE(out.find("\n1 problem(s) found\n"), std::string::npos) << "wal_level is the only problem here:\n" << out;
-
-  f.daemon.start("run");
-  const auto run_status = f.daemon.process().wait_for_exit(60s);
-  ASSERT_TRUE(run_status.has_value()) << "tidemark run must stop, not wait or retry:\n" << f.daemon.stderr_text();
-  EXPECT_EQ(*run_status, 1) << "a startup error";
-  const std::string err = f.daemon.stderr_text();
-  EXPECT_EQ(count_of(err, kWalLevelProblem), 1u) << err;
+  const CheckThenRun r = check_then_run(f);
+  EXPECT_EQ(r.check_status, 1) << "tidemark check must end with status 1:\n" << r.check_output;
+  EXPECT_NE(r.check_output.find("problem: " + kWalLevelProblem + "\n"), std::string::npos) << r.check_output;
+  EXPECT_NE(r.check_output.find("\n1 problem(s) found\n"), std::string::npos)
+      << "wal_level is the only problem here:\n" << r.check_output;
+  EXPECT_EQ(r.run_status, 1) << "tidemark run must stop with a startup error, not wait or retry:\n" << r.run_stderr;
+  EXPECT_EQ(count_of(r.run_stderr, kWalLevelProblem), 1u) << r.run_stderr;
   EXPECT_TRUE(pg_query(f.admin, "SELECT 1 FROM pg_replication_slots").empty()) << "no slot on a refused start";
   EXPECT_TRUE(pg_query(f.admin, "SELECT 1 FROM pg_publication").empty()) << "no publication on a refused start";
-  EXPECT_EQ(f.daemon.stdout_text(), "") << "nothing was streamed";
+  EXPECT_EQ(r.run_stdout, "") << "nothing was streamed";
 }
 
 // `run` with a role that may not replicate (its `check` is covered in postgres_source_test): every problem
@@ -81,22 +102,14 @@ TEST_F(PostgresPrerequisites, RunWithARoleWithoutReplicationReportsEveryProblemA
   f.pg.password = "pw";
   f.write_config({t}, {.sink_yaml = kStdoutSink});
 
-  f.daemon.start("check");
-  const auto check_status = f.daemon.process().wait_for_exit(60s);
-  ASSERT_TRUE(check_status.has_value()) << "tidemark check hangs";
-  EXPECT_EQ(*check_status, 1);
-  const std::string out = f.daemon.stdout_text();
   const std::string role_problem = "role " + role + " may not start replication: run ALTER ROLE \"" + role + "\" REPLICATION;";
-  EXPECT_NE(out.find("problem: " + kWalLevelProblem + "\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("problem: " + role_problem + "\n"), std::string::npos) << out;
-
-  f.daemon.start("run");
-  const auto run_status = f.daemon.process().wait_for_exit(60s);
-  ASSERT_TRUE(run_status.has_value()) << "tidemark run must stop, not wait or retry:\n" << f.daemon.stderr_text();
-  EXPECT_EQ(*run_status, 1) << "a startup error";
-  const std::string err = f.daemon.stderr_text();
-  EXPECT_EQ(count_of(err, kWalLevelProblem), 1u) << err;
-  EXPECT_EQ(count_of(err, role_problem), 1u) << err;
+  const CheckThenRun r = check_then_run(f);
+  EXPECT_EQ(r.check_status, 1) << "tidemark check must end with status 1:\n" << r.check_output;
+  EXPECT_NE(r.check_output.find("problem: " + kWalLevelProblem + "\n"), std::string::npos) << r.check_output;
+  EXPECT_NE(r.check_output.find("problem: " + role_problem + "\n"), std::string::npos) << r.check_output;
+  EXPECT_EQ(r.run_status, 1) << "tidemark run must stop with a startup error, not wait or retry:\n" << r.run_stderr;
+  EXPECT_EQ(count_of(r.run_stderr, kWalLevelProblem), 1u) << r.run_stderr;
+  EXPECT_EQ(count_of(r.run_stderr, role_problem), 1u) << r.run_stderr;
   EXPECT_TRUE(pg_query(f.admin, "SELECT 1 FROM pg_replication_slots").empty()) << "no slot on a refused start";
   pg_exec(f.admin, "DROP OWNED BY " + role + "; DROP ROLE " + role);
 }
