@@ -7,6 +7,9 @@
 #   stop_mariadb    clean shutdown via mariadb-admin; SIGTERM/SIGKILL of the pid as fallback.
 #   mariadb_running true when the server of this run dir is up.
 #
+# TIDEMARK_MARIADB_EXTRA_ARGS: extra mariadbd options (split on whitespace), appended after the defaults
+# below so they override them, e.g. "--skip-log-bin" or "--binlog-format=MIXED" (tests of the checks).
+#
 # Accounts (over TCP on 127.0.0.1:$TIDEMARK_MYSQL_PORT):
 #   tidemark / tidemark  @'%' and @'127.0.0.1' (and @localhost for the socket):
 #                        REPLICATION SLAVE, REPLICATION CLIENT (= BINLOG MONITOR) on *.*;
@@ -75,8 +78,9 @@ _mariadb_init_datadir() {
 }
 
 _mariadb_launch() {
-    local -a user_opt=()
+    local -a user_opt=() extra_args=()
     is_root && user_opt=(--user=root)
+    read -r -a extra_args <<<"${TIDEMARK_MARIADB_EXTRA_ARGS:-}"
     mkdir -p "$(dirname "$MARIADB_SOCKET")"
     rm -f "$MARIADB_PID_FILE" "$MARIADB_SOCKET"
     # --no-defaults must come first. setsid: own session, so the server outlives this shell.
@@ -101,6 +105,7 @@ _mariadb_launch() {
         --max-connections=200 \
         --character-set-server=utf8mb4 \
         --collation-server=utf8mb4_general_ci \
+        "${extra_args[@]}" \
         </dev/null >>"$MARIADB_LOG_FILE" 2>&1 &
     _MARIADB_LAUNCH_PID=$!
 }
