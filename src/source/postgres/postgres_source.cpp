@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -49,7 +50,11 @@ std::vector<std::string> PostgresSource::check() {
   if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
   std::vector<std::string> problems = check_prerequisites(conn, config_, false).problems;
   Connection replication(config_.source, application_name_, Connection::Mode::Replication);
-  if (!replication.ok())
+  // A role without REPLICATION is refused too; that problem is already reported with its fix.
+  const bool role_lacks_replication = std::any_of(problems.begin(), problems.end(), [](const std::string& p) {
+    return p.find(" REPLICATION;") != std::string::npos;
+  });
+  if (!replication.ok() && !role_lacks_replication)
     problems.push_back("replication connection refused: " + replication.error() +
                        ". pg_hba.conf must let this user connect to database " + config_.source.database +
                        " (replication=database uses the database's lines)");
