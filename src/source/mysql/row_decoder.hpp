@@ -14,6 +14,7 @@
 
 #include "source/mysql/binlog_cursor.hpp"
 #include "source/mysql/binlog_events.hpp"
+#include "source/mysql/mysql_json_binary.hpp"
 #include "source/mysql/table_map.hpp"
 #include "tidemark/value.hpp"
 
@@ -21,9 +22,18 @@ namespace tidemark::mysql {
 
 // One row of a rows event, in TableMap column order. Columns absent from the event's column bitmap
 // (binlog_row_image=MINIMAL/NOBLOB) are Unavailable, never Null.
+// A JSON column of a PARTIAL_UPDATE_ROWS after image that carries a diff instead of the document
+// (MySQL 8, binlog_row_value_options=PARTIAL_JSON). The column's after value is Unavailable.
+struct PartialJson {
+  size_t column = 0;
+  std::vector<JsonDiff> diffs;
+  bool operator==(const PartialJson&) const = default;
+};
+
 struct RowChange {
   std::optional<Row> before;  // delete, update
   std::optional<Row> after;   // write, update
+  std::vector<PartialJson> partial_json;  // PARTIAL_UPDATE_ROWS only
 };
 
 // Decodes every row of `event` with `table` (which must be the TableMap of event.table_id). Appends to
