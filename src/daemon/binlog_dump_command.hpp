@@ -1,0 +1,20 @@
+#pragma once
+// `tidemark binlog-dump FILE`: decodes a MySQL/MariaDB binlog file and prints one JSON object per event
+// (issue #4 item 5), through the same decoders as the replication stream.
+
+#include <ostream>
+#include <string>
+
+namespace tidemark {
+
+struct BinlogDumpOptions {
+  std::string path;
+  bool hex = false;  // also print each event's bytes as hex ("hex" field)
+};
+
+// Prints JSON lines on `out`; errors (bad magic, truncated event, checksum mismatch, malformed event) go
+// to `err` and, for the event where they occurred, as a final {"position", "error"} line on `out`.
+// Returns 0 when the whole file decoded, 1 otherwise.
+int run_binlog_dump(const BinlogDumpOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace tidemark
