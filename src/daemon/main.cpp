@@ -8,6 +8,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/settings_reference.hpp"
+#include "daemon/binlog_dump_command.hpp"
 #include "daemon/checks.hpp"
 #include "daemon/daemon.hpp"
 #include "tidemark/version.hpp"
@@ -49,11 +50,17 @@ int main(int argc, char** argv) {
 
   CLI::App* reference = app.add_subcommand("config-reference", "Print every configuration key as Markdown");
 
+  tidemark::BinlogDumpOptions dump_options;
+  CLI::App* binlog_dump = app.add_subcommand("binlog-dump", "Decode a MySQL/MariaDB binlog file; print its events as JSON lines");
+  binlog_dump->add_option("file", dump_options.path, "Binlog file (e.g. mysql-bin.000001)")->required();
+  binlog_dump->add_flag("--hex", dump_options.hex, "Also print each event's bytes as hex");
+
   CLI11_PARSE(app, argc, argv);
   if (reference->parsed()) {
     std::cout << tidemark::settings_reference_markdown();
     return 0;
   }
+  if (binlog_dump->parsed()) return tidemark::run_binlog_dump(dump_options, std::cout, std::cerr);
   if (!log_level.empty()) spdlog::set_level(spdlog::level::from_str(log_level));
 
   const std::optional<tidemark::Config> config = load_or_report(config_path);
