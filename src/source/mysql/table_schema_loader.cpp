@@ -30,6 +30,17 @@ std::optional<CatalogTable> InformationSchemaLoader::load(const std::string& dat
     c.collation = static_cast<uint32_t>(std::stoul(row[3].value_or("0")));
     result.columns.push_back(std::move(c));
   }
+  // MariaDB's JSON type is LONGTEXT plus a json_valid() check; MySQL's DATA_TYPE says "json".
+  if (auto checks = connection_.query("SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = " +
+                                      connection_.quote(database) + " AND TABLE_NAME = " + connection_.quote(table))) {
+    for (const auto& row : *checks) {
+      const std::string clause = row[0].value_or("");
+      for (CatalogColumn& c : result.columns)
+        if (clause == "json_valid(`" + c.name + "`)") c.json = true;
+    }
+  }
+  for (CatalogColumn& c : result.columns)
+    if (c.data_type == "json") c.json = true;
   auto key = connection_.query("SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE CONSTRAINT_NAME = 'PRIMARY' AND " +
                                where + " ORDER BY ORDINAL_POSITION");
   if (!key) {
@@ -104,6 +115,7 @@ std::optional<std::string> apply_catalog(TableMap& map, const CatalogTable& cata
     if (cat.data_type == "uuid") column.extended = ExtendedType::Uuid;
     else if (cat.data_type == "inet4") column.extended = ExtendedType::Inet4;
     else if (cat.data_type == "inet6") column.extended = ExtendedType::Inet6;
+    else if (cat.json && column.type != ColumnType::Json) column.extended = ExtendedType::Json;
   }
   if (!map.has_primary_key_metadata) {
     map.primary_key.clear();

@@ -23,6 +23,7 @@ struct CatalogColumn {
   std::string data_type;    // information_schema DATA_TYPE, lower case: "int", "enum", "uuid", "inet6", ...
   std::string column_type;  // COLUMN_TYPE: "int(10) unsigned", "enum('a','b')", ...
   uint32_t collation = 0;   // collation id; 0 for non-character columns
+  bool json = false;        // MariaDB's JSON: LONGTEXT with a CHECK (json_valid(`column`)) constraint
 };
 
 struct CatalogTable {

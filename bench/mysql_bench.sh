@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR/../scripts
+# MySQL/MariaDB source benchmark: Tidemark beside mariadb-binlog, reading the same range of the binlog.
+#
+#   bench/mysql_bench.sh            (from the repository root or anywhere; takes a few minutes)
+#
+# Scenario (defaults: 1,000,000 inserted rows, transactions of 100 rows):
+#   1. Builds a Release tree in build-mybench/ (MY_BENCH_BUILD_DIR), starts MariaDB and Kafka with
+#      scripts/servers.sh (a no-op when they run; it never stops them).
+#   2. Creates its own table tidemark_test.bench_rows_<pid> and topic, rotates the binlog (FLUSH BINARY
+#      LOGS, so the backlog sits in one fresh file), starts Tidemark once so that it records the end of the
+#      binlog as its position (P0), and stops it.
+#   3. Writes the backlog while no reader runs: INSERT ... SELECT of MY_BENCH_TXN_ROWS rows per
+#      transaction from the SEQUENCE engine; then notes the end of the binlog E (SHOW MASTER STATUS).
+#   4. (a) mariadb-binlog --read-from-remote-server --base64-output=decode-rows --verbose from P0 to E,
+#      to /dev/null: the server's own tool decoding the same rows.
+#      (b) tidemark run from P0: timed from the process start until its state file's committed position
+#      (written only after Kafka acknowledged everything before it) reaches E.
+#      One after the other, never together (the cores are shared with MariaDB and Kafka).
+#   5. Prints seconds, rows/s, the ratio Tidemark / mariadb-binlog (target >= 1.0), Tidemark's peak RSS
+#      (VmHWM; target <= 100 MB), CPU seconds of each tool and of the broker, and checks that the topic
+#      holds one record per row. Exit 0 whether or not targets are met; non-zero only when it could not run.
+#   6. Drops the table and the topic, also on failure.
+#
+# Environment: MY_BENCH_ROWS (1000000), MY_BENCH_TXN_ROWS (100), MY_BENCH_BUILD_DIR (build-mybench),
+# MY_BENCH_FLUSH_MS (state.flush_interval_ms, 100: the timing resolution), MY_BENCH_TIMEOUT_S (1800),
+# MY_BENCH_KEEP=1 keeps the work directory.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
+. "$ROOT/scripts/lib/common.sh"
+. "$ROOT/scripts/lib/kafka.sh"
+cd "$ROOT"
+
+ROWS="${MY_BENCH_ROWS:-1000000}"
+TXN_ROWS="${MY_BENCH_TXN_ROWS:-100}"
+BUILD_DIR="${MY_BENCH_BUILD_DIR:-build-mybench}"
+FLUSH_MS="${MY_BENCH_FLUSH_MS:-100}"
+TIMEOUT_S="${MY_BENCH_TIMEOUT_S:-1800}"
+((ROWS % TXN_ROWS == 0)) || die "MY_BENCH_ROWS ($ROWS) must be a multiple of MY_BENCH_TXN_ROWS ($TXN_ROWS)"
+TXNS=$((ROWS / TXN_ROWS))
+
+log() { printf '[my-bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+log "building Release in $BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEMARK_BUILD_TESTS=OFF >/dev/null
+cmake --build "$BUILD_DIR" --target tidemark >/dev/null
+TIDEMARK_BIN="$ROOT/$BUILD_DIR/tidemark"
+
+"$ROOT/scripts/servers.sh" start mariadb kafka >/dev/null 2>&1 || "$ROOT/scripts/servers.sh" start mariadb kafka
+# shellcheck disable=SC1091
+. "$TIDEMARK_RUN_DIR/env.sh"
+DB="$TIDEMARK_MYSQL_DATABASE"
+my_root() { mariadb --no-defaults -h "$TIDEMARK_MYSQL_HOST" -P "$TIDEMARK_MYSQL_PORT" -u "$TIDEMARK_MYSQL_ROOT_USER" \
+    -p"$TIDEMARK_MYSQL_ROOT_PASSWORD" -N -B "$@"; }
+
+NAME="tmbench_$$"
+TABLE="bench_rows_$$"
+TOPIC="$NAME.$DB.$TABLE"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/tidemark-mybench.XXXXXX")"
+CONFIG="$WORK/tidemark.yaml"
+STATE="$WORK/state.json"
+DAEMON_LOG="$WORK/tidemark.log"
+daemon_pid=""
+created_topic=0
+
+stop_daemon() {
+    [[ -n "$daemon_pid" ]] || return 0
+    kill -TERM "$daemon_pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 600; i++)); do
+        kill -0 "$daemon_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
+    wait "$daemon_pid" 2>/dev/null || true
+    daemon_pid=""
+}
+
+cleanup() {
+    local status=$?
+    set +e
+    stop_daemon
+    log "cleaning up: table, topic"
+    my_root -e "DROP TABLE IF EXISTS \`$DB\`.\`$TABLE\`" >/dev/null 2>&1
+    [[ $created_topic == 1 ]] &&
+        kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+            --delete --if-exists --topic "$TOPIC" >/dev/null 2>&1
+    if [[ $status != 0 && -f "$DAEMON_LOG" ]]; then show_log_tail "$DAEMON_LOG" 30; fi
+    if [[ "${MY_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now_ns() { date +%s%N; }
+CLK_TCK="$(getconf CLK_TCK)"
+proc_ticks() {
+    local line f
+    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
+    read -ra f <<<"${line##*) }"
+    echo $((f[11] + f[12]))
+}
+kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
+secs() { awk -v t="$1" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }'; }
+# Children's CPU (user + system) of this shell, in ticks: mariadb-binlog's CPU once it has been waited for.
+children_ticks() { local line f; read -r line </proc/$$/stat; read -ra f <<<"${line##*) }"; echo $((f[13] + f[14])); }
+
+# ---------------------------------------------------------------------------- setup
+log "run $NAME: $ROWS rows in $TXNS transactions of $TXN_ROWS; work dir $WORK"
+my_root -e "CREATE TABLE \`$DB\`.\`$TABLE\` (id BIGINT PRIMARY KEY, payload VARCHAR(64), n INT, at DATETIME(6))"
+created_topic=1
+kafka_create_topic "$TOPIC" 4 >/dev/null
+
+cat >"$CONFIG" <<CONF
+# Written by bench/mysql_bench.sh.
+name: $NAME
+source:
+  type: mysql
+  host: $TIDEMARK_MYSQL_HOST
+  port: $TIDEMARK_MYSQL_PORT
+  user: $TIDEMARK_MYSQL_USER
+  password: \${TIDEMARK_MYSQL_PASSWORD}
+  tables: [$DB.$TABLE]
+  mysql:
+    server_id: $((20000 + $$ % 10000))
+sink:
+  type: kafka
+  kafka:
+    bootstrap_servers: $TIDEMARK_KAFKA_BOOTSTRAP
+state:
+  path: $STATE
+  flush_interval_ms: $FLUSH_MS
+CONF
+
+start_daemon() {
+    "$TIDEMARK_BIN" run --config "$CONFIG" >>"$DAEMON_LOG" 2>&1 &
+    daemon_pid=$!
+}
+state_position() {  # prints "file pos" of the committed position, or nothing
+    local content
+    [[ -f "$STATE" ]] || return 0
+    content="$(<"$STATE")" || return 0
+    [[ "$content" =~ file=([^\;\"]+)\;pos=([0-9]+) ]] && echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+    return 0
+}
+
+my_root -e "FLUSH BINARY LOGS"
+log "starting Tidemark once to record the end of the binlog as its position"
+start_daemon
+for ((i = 0; ; i++)); do
+    [[ -n "$(state_position)" ]] && break
+    kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited before it recorded a position"
+    ((i < 600)) || die "no position after 60 s"
+    sleep 0.1
+done
+stop_daemon
+read -r START_FILE START_POS <<<"$(state_position)"
+cp "$STATE" "$WORK/state.start.json"
+log "start position $START_FILE:$START_POS"
+
+# ---------------------------------------------------------------------------- backlog
+log "writing $ROWS rows (INSERT ... SELECT of $TXN_ROWS rows per transaction) with no reader running"
+t0="$(now_ns)"
+for ((t = 0; t < TXNS; t++)); do
+    a=$((t * TXN_ROWS + 1)); b=$(((t + 1) * TXN_ROWS))
+    echo "INSERT INTO \`$DB\`.\`$TABLE\` SELECT seq, CONCAT(MD5(seq), MD5(seq * 7)), seq % 1000, NOW(6) FROM seq_${a}_to_${b};"
+done | my_root -D "$DB"
+write_s="$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+read -r END_FILE END_POS <<<"$(my_root -e "SHOW MASTER STATUS" | awk '{ print $1, $2 }')"
+[[ "$END_FILE" == "$START_FILE" ]] || die "the binlog rotated during the backlog ($START_FILE -> $END_FILE); raise max_binlog_size or lower MY_BENCH_ROWS"
+[[ "$(my_root -e "SELECT COUNT(*) FROM \`$DB\`.\`$TABLE\`")" == "$ROWS" ]] || die "the table does not hold $ROWS rows"
+binlog_mb="$(awk -v a="$START_POS" -v b="$END_POS" 'BEGIN { printf "%.0f", (b - a) / 1048576 }')"
+log "wrote in $write_s s; backlog $START_FILE:$START_POS..$END_POS (~$binlog_mb MB of binlog)"
+
+# ---------------------------------------------------------------------------- (a) mariadb-binlog
+log "(a) mariadb-binlog --read-from-remote-server --verbose $START_FILE $START_POS..$END_POS > /dev/null"
+k0="$(proc_ticks "$kafka_pid")"
+c0="$(children_ticks)"
+t0="$(now_ns)"
+timeout -s TERM "$TIMEOUT_S" mariadb-binlog --no-defaults --read-from-remote-server -h "$TIDEMARK_MYSQL_HOST" \
+    -P "$TIDEMARK_MYSQL_PORT" -u "$TIDEMARK_MYSQL_USER" -p"$TIDEMARK_MYSQL_PASSWORD" \
+    --base64-output=decode-rows --verbose --start-position="$START_POS" --stop-position="$END_POS" \
+    "$START_FILE" >/dev/null 2>"$WORK/mariadb-binlog.log" || { cat "$WORK/mariadb-binlog.log" >&2; die "mariadb-binlog failed"; }
+t1="$(now_ns)"
+binlog_ns=$((t1 - t0))
+binlog_cpu=$(($(children_ticks) - c0))
+binlog_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+log "(a) done in $(awk -v n="$binlog_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
+
+# ---------------------------------------------------------------------------- (b) Tidemark
+log "(b) Tidemark from $START_FILE:$START_POS to Kafka, until its committed position reaches $END_POS"
+cp "$WORK/state.start.json" "$STATE"
+: >"$DAEMON_LOG"
+k0="$(proc_ticks "$kafka_pid")"
+t0="$(now_ns)"
+start_daemon
+hwm_kb=0
+deadline=$(($(date +%s) + TIMEOUT_S))
+for ((i = 0; ; i++)); do
+    read -r f p <<<"$(state_position) "
+    [[ "$f" == "$END_FILE" && -n "$p" ]] && ((p >= END_POS)) && break
+    kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the run"
+    (($(date +%s) < deadline)) || die "Tidemark did not reach $END_POS within $TIMEOUT_S s (committed: $f:$p)"
+    ((i % 20 == 0)) && hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
+    sleep 0.02
+done
+t1="$(now_ns)"
+tm_ns=$((t1 - t0))
+hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
+tm_cpu="$(proc_ticks "$daemon_pid")"
+tm_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+log "(b) done in $(awk -v n="$tm_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
+stop_daemon
+
+records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+    --topic "$TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
+
+# ---------------------------------------------------------------------------- report
+echo
+echo "== MySQL/MariaDB source: $ROWS inserted rows, transactions of $TXN_ROWS, ~$binlog_mb MB of binlog read by each tool ($(nproc) cores, shared with MariaDB and Kafka)"
+awk -v rows="$ROWS" -v bn="$binlog_ns" -v tn="$tm_ns" -v hwm="$hwm_kb" -v records="$records" \
+    -v bc="$(secs "$binlog_cpu")" -v bk="$(secs "$binlog_kafka_cpu")" \
+    -v tc="$(secs "$tm_cpu")" -v tk="$(secs "$tm_kafka_cpu")" 'BEGIN {
+    bs = bn / 1e9; ts = tn / 1e9; br = rows / bs; tr = rows / ts; ratio = tr / br; mb = hwm / 1024
+    printf "%-44s %9s %12s %7s %14s   %s\n", "tool", "seconds", "rows/s", "ratio", "peak RSS", "CPU s: tool / kafka broker"
+    printf "%-44s %9.2f %12.0f %7s %14s   %s / %s\n", "mariadb-binlog --verbose (-> /dev/null)", bs, br, "1.00", "-", bc, bk
+    printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / %s\n", "tidemark (-> Kafka, acknowledged)", ts, tr, ratio, mb, tc, tk
+    printf "\nthroughput ratio %.2f (target >= 1.0): %s\n", ratio, (ratio >= 1.0 ? "target met" : "NOT met")
+    printf "peak RSS %.1f MB (target <= 100 MB): %s\n", mb, (mb <= 100 ? "target met" : "NOT met")
+    printf "records in the topic: %s (expected %d)%s\n", records, rows, (records == rows ? "" : "  <- MISMATCH")
+}'
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both rates)"
+echo "write phase: ${write_s}s; daemon state.flush_interval_ms: $FLUSH_MS (its timing resolution)"
