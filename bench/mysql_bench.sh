@@ -189,45 +189,63 @@ binlog_cpu=$(($(children_ticks) - c0))
 binlog_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
 log "(a) done in $(awk -v n="$binlog_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
 
-# ---------------------------------------------------------------------------- (b) Tidemark
-log "(b) Tidemark from $START_FILE:$START_POS to Kafka, until its committed position reaches $END_POS"
-cp "$WORK/state.start.json" "$STATE"
-: >"$DAEMON_LOG"
-k0="$(proc_ticks "$kafka_pid")"
-t0="$(now_ns)"
-start_daemon
-hwm_kb=0
-deadline=$(($(date +%s) + TIMEOUT_S))
-for ((i = 0; ; i++)); do
-    read -r f p <<<"$(state_position) "
-    [[ "$f" == "$END_FILE" && -n "$p" ]] && ((p >= END_POS)) && break
-    kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the run"
-    (($(date +%s) < deadline)) || die "Tidemark did not reach $END_POS within $TIMEOUT_S s (committed: $f:$p)"
-    ((i % 20 == 0)) && hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
-    sleep 0.02
-done
-t1="$(now_ns)"
-tm_ns=$((t1 - t0))
-hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
-tm_cpu="$(proc_ticks "$daemon_pid")"
-tm_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
-log "(b) done in $(awk -v n="$tm_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
-stop_daemon
+# ---------------------------------------------------------------------------- (b) and (c) Tidemark
+# run_tidemark CONFIG STDOUT: from the start position until the committed position reaches E; sets
+# tm_ns, hwm_kb, tm_cpu, tm_kafka_cpu. The daemon's stdout goes to STDOUT, its log to $DAEMON_LOG.
+run_tidemark() {
+    cp "$WORK/state.start.json" "$STATE"
+    : >"$DAEMON_LOG"
+    k0="$(proc_ticks "$kafka_pid")"
+    t0="$(now_ns)"
+    "$TIDEMARK_BIN" run --config "$1" >"$2" 2>>"$DAEMON_LOG" &
+    daemon_pid=$!
+    hwm_kb=0
+    deadline=$(($(date +%s) + TIMEOUT_S))
+    for ((i = 0; ; i++)); do
+        read -r f p <<<"$(state_position) "
+        [[ "$f" == "$END_FILE" && -n "$p" ]] && ((p >= END_POS)) && break
+        kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the run"
+        (($(date +%s) < deadline)) || die "Tidemark did not reach $END_POS within $TIMEOUT_S s (committed: $f:$p)"
+        ((i % 20 == 0)) && hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
+        sleep 0.02
+    done
+    t1="$(now_ns)"
+    tm_ns=$((t1 - t0))
+    hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
+    tm_cpu="$(proc_ticks "$daemon_pid")"
+    tm_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+    stop_daemon
+}
 
+log "(b) Tidemark from $START_FILE:$START_POS to Kafka, until its committed position reaches $END_POS"
+run_tidemark "$CONFIG" "$DAEMON_LOG.stdout"
+log "(b) done in $(awk -v n="$tm_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
+
+# (c) The same pipeline with the stdout sink into /dev/null: decoding and serialising without Kafka, the
+# like-for-like comparison with mariadb-binlog's decoding.
+sed -e 's/^  type: kafka$/  type: stdout/' -e '/^  kafka:$/d' -e '/^    bootstrap_servers:/d' "$CONFIG" >"$WORK/stdout.yaml"
+b_ns=$tm_ns b_hwm=$hwm_kb b_cpu=$tm_cpu b_kafka_cpu=$tm_kafka_cpu
+log "(c) Tidemark from $START_FILE:$START_POS to the stdout sink (/dev/null)"
+run_tidemark "$WORK/stdout.yaml" /dev/null
+log "(c) done in $(awk -v n="$tm_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
+c_ns=$tm_ns c_hwm=$hwm_kb c_cpu=$tm_cpu
 records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
     --topic "$TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
 
 # ---------------------------------------------------------------------------- report
 echo
 echo "== MySQL/MariaDB source: $ROWS inserted rows, transactions of $TXN_ROWS, ~$binlog_mb MB of binlog read by each tool ($(nproc) cores, shared with MariaDB and Kafka)"
-awk -v rows="$ROWS" -v bn="$binlog_ns" -v tn="$tm_ns" -v hwm="$hwm_kb" -v records="$records" \
+awk -v rows="$ROWS" -v bn="$binlog_ns" -v tn="$b_ns" -v hwm="$b_hwm" -v records="$records" \
     -v bc="$(secs "$binlog_cpu")" -v bk="$(secs "$binlog_kafka_cpu")" \
-    -v tc="$(secs "$tm_cpu")" -v tk="$(secs "$tm_kafka_cpu")" 'BEGIN {
-    bs = bn / 1e9; ts = tn / 1e9; br = rows / bs; tr = rows / ts; ratio = tr / br; mb = hwm / 1024
+    -v tc="$(secs "$b_cpu")" -v tk="$(secs "$b_kafka_cpu")" -v cn="$c_ns" -v chwm="$c_hwm" -v cc="$(secs "$c_cpu")" 'BEGIN {
+    bs = bn / 1e9; ts = tn / 1e9; cs = cn / 1e9; br = rows / bs; tr = rows / ts; cr = rows / cs
+    ratio = tr / br; cratio = cr / br; mb = hwm / 1024
     printf "%-44s %9s %12s %7s %14s   %s\n", "tool", "seconds", "rows/s", "ratio", "peak RSS", "CPU s: tool / kafka broker"
     printf "%-44s %9.2f %12.0f %7s %14s   %s / %s\n", "mariadb-binlog --verbose (-> /dev/null)", bs, br, "1.00", "-", bc, bk
     printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / %s\n", "tidemark (-> Kafka, acknowledged)", ts, tr, ratio, mb, tc, tk
+    printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / -\n", "tidemark (-> stdout sink, /dev/null)", cs, cr, cratio, chwm / 1024, cc
     printf "\nthroughput ratio %.2f (target >= 1.0): %s\n", ratio, (ratio >= 1.0 ? "target met" : "NOT met")
+    printf "decode + serialise ratio without Kafka %.2f\n", cratio
     printf "peak RSS %.1f MB (target <= 100 MB): %s\n", mb, (mb <= 100 ? "target met" : "NOT met")
     printf "records in the topic: %s (expected %d)%s\n", records, rows, (records == rows ? "" : "  <- MISMATCH")
 }'

@@ -6,9 +6,10 @@
 #   or the real Apache Kafka broker with TIDEMARK_DEMO_KAFKA=real), starts Tidemark, and follows the
 #   resulting Kafka records with kcat. Ctrl-C stops everything it started.
 #
-# What it streams today: PostgreSQL (logical replication, pgoutput). The demo creates a table, starts
-# Tidemark on it, and keeps writing rows (insert, update, delete) with psql while kcat shows the records.
-# MariaDB is started with the binlog settings CDC needs; its reader is being built (issue #4).
+# What it streams: a PostgreSQL table (logical replication, pgoutput) and a MariaDB table (the row-based
+# binlog, read as a replica), one Tidemark pipeline each. The demo creates both tables, starts the two
+# pipelines, and keeps writing rows (insert, update, delete) with psql and mariadb while kcat shows the
+# records of both topics.
 #
 # Environment: TIDEMARK_DEMO_KAFKA=dev|real (default dev), TIDEMARK_DEMO_SECONDS=N (stop by itself after
 # N seconds instead of waiting for Ctrl-C).
@@ -26,17 +27,24 @@ build_dir="$TIDEMARK_ROOT/build-demo"
 servers=(mariadb postgres)
 [[ "$kafka_mode" == real ]] && servers+=(kafka)
 tidemark_pid=""
+tidemark_my_pid=""
 broker_pid=""
 writer_pid=""
+writer_my_pid=""
 
 cleanup() {
     trap - EXIT INT TERM
     echo
     log_info "stopping the demo"
     [[ -n "$writer_pid" ]] && kill "$writer_pid" 2>/dev/null || true
+    [[ -n "$writer_my_pid" ]] && kill "$writer_my_pid" 2>/dev/null || true
     if [[ -n "$tidemark_pid" ]] && kill -0 "$tidemark_pid" 2>/dev/null; then
         kill -TERM "$tidemark_pid" && wait "$tidemark_pid" || true
-        log_info "tidemark stopped; its log: $demo_dir/tidemark.log"
+        log_info "tidemark (PostgreSQL) stopped; its log: $demo_dir/tidemark.log"
+    fi
+    if [[ -n "$tidemark_my_pid" ]] && kill -0 "$tidemark_my_pid" 2>/dev/null; then
+        kill -TERM "$tidemark_my_pid" && wait "$tidemark_my_pid" || true
+        log_info "tidemark (MariaDB) stopped; its log: $demo_dir/tidemark-mysql.log"
     fi
     if [[ -n "$broker_pid" ]] && kill -0 "$broker_pid" 2>/dev/null; then
         kill -TERM "$broker_pid" && wait "$broker_pid" || true
@@ -78,13 +86,23 @@ CREATE TABLE demo_orders (id serial PRIMARY KEY, customer text NOT NULL, amount 
                           status text NOT NULL DEFAULT 'new', updated_at timestamptz NOT NULL DEFAULT now());
 SQL
 
-topics=(demo.public.demo_orders)
+mariadb_demo() {
+    mariadb --no-defaults -h127.0.0.1 -P"$TIDEMARK_MYSQL_PORT" -u"$TIDEMARK_MYSQL_USER" -p"$TIDEMARK_MYSQL_PASSWORD" \
+        -D "$TIDEMARK_MYSQL_DATABASE" "$@"
+}
+log_info "creating table $TIDEMARK_MYSQL_DATABASE.demo_orders in MariaDB"
+mariadb_demo -e "DROP TABLE IF EXISTS demo_orders;
+CREATE TABLE demo_orders (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(100) NOT NULL, amount DECIMAL(10,2),
+                          status ENUM('new','paid','shipped') NOT NULL DEFAULT 'new',
+                          updated_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3))"
+
+topics=(demo.public.demo_orders "demo_mysql.$TIDEMARK_MYSQL_DATABASE.demo_orders")
 if [[ "$kafka_mode" == real ]]; then
     . "$SCRIPT_DIR/lib/kafka.sh"
     bootstrap=$TIDEMARK_KAFKA_BOOTSTRAP
     for t in "${topics[@]}"; do kafka_create_topic "$t" 3; done
 else
-    "$build_dir/tidemark-dev-broker" --bootstrap-file "$demo_dir/bootstrap" --topic "${topics[0]}:3" \
+    "$build_dir/tidemark-dev-broker" --bootstrap-file "$demo_dir/bootstrap" --topic "${topics[0]}:3" --topic "${topics[1]}:3" \
         >"$demo_dir/dev-broker.out" 2>&1 </dev/null &
     broker_pid=$!
     for _ in $(seq 100); do [[ -s "$demo_dir/bootstrap" ]] && break; sleep 0.1; done
@@ -117,8 +135,33 @@ state:
 YAML
 export DEMO_PG_PASSWORD="$TIDEMARK_PG_PASSWORD"
 
-log_info "tidemark check"
+cat >"$demo_dir/tidemark-mysql.yaml" <<YAML
+# Written by scripts/demo.sh. See config/mysql-kafka.yaml for every setting, commented.
+name: demo_mysql
+source:
+  type: mysql
+  host: 127.0.0.1
+  port: $TIDEMARK_MYSQL_PORT
+  user: $TIDEMARK_MYSQL_USER
+  password: \${DEMO_MYSQL_PASSWORD}   # from the environment, never written here
+  tables: [$TIDEMARK_MYSQL_DATABASE.demo_orders]
+  mysql:
+    server_id: 5400
+sink:
+  type: kafka
+  kafka:
+    bootstrap_servers: $bootstrap      # topics: demo_mysql.<database>.<table>
+state:
+  path: $demo_dir/state-mysql.json
+YAML
+export DEMO_MYSQL_PASSWORD="$TIDEMARK_MYSQL_PASSWORD"
+
+log_info "tidemark check (PostgreSQL pipeline)"
 "$build_dir/tidemark" check --config "$demo_dir/tidemark.yaml"
+log_info "tidemark check (MariaDB pipeline)"
+"$build_dir/tidemark" check --config "$demo_dir/tidemark-mysql.yaml"
+"$build_dir/tidemark" run --config "$demo_dir/tidemark-mysql.yaml" >"$demo_dir/tidemark-mysql.log" 2>&1 &
+tidemark_my_pid=$!
 "$build_dir/tidemark" run --config "$demo_dir/tidemark.yaml" >"$demo_dir/tidemark.log" 2>&1 &
 tidemark_pid=$!
 for _ in $(seq 100); do
@@ -126,7 +169,13 @@ for _ in $(seq 100); do
     kill -0 "$tidemark_pid" 2>/dev/null || die "tidemark exited: $(cat "$demo_dir/tidemark.log")"
     sleep 0.2
 done
-log_info "tidemark is running (pid $tidemark_pid, log $demo_dir/tidemark.log); committed position in $demo_dir/state.json"
+log_info "tidemark (PostgreSQL) is running (pid $tidemark_pid, log $demo_dir/tidemark.log); committed position in $demo_dir/state.json"
+for _ in $(seq 100); do  # the MariaDB pipeline records the end of the binlog as its first position
+    grep -q binlog: "$demo_dir/state-mysql.json" 2>/dev/null && break
+    kill -0 "$tidemark_my_pid" 2>/dev/null || die "tidemark (MariaDB) exited: $(cat "$demo_dir/tidemark-mysql.log")"
+    sleep 0.2
+done
+log_info "tidemark (MariaDB) is running (pid $tidemark_my_pid, log $demo_dir/tidemark-mysql.log); committed position in $demo_dir/state-mysql.json"
 
 # A writer in the background: a few orders now, then one change every two seconds.
 (
@@ -141,11 +190,27 @@ log_info "tidemark is running (pid $tidemark_pid, log $demo_dir/tidemark.log); c
     done
 ) >"$demo_dir/writer.log" 2>&1 &
 writer_pid=$!
+(
+    mariadb_demo -e "INSERT INTO demo_orders (customer, amount) VALUES ('Edsger', 7.00), ('Barbara', 42.00)"
+    mariadb_demo -e "UPDATE demo_orders SET status = 'paid' WHERE customer = 'Edsger'"
+    n=0
+    while sleep 3; do
+        n=$((n + 1))
+        mariadb_demo -e "BEGIN; INSERT INTO demo_orders (customer, amount) VALUES ('buyer $n', $n.75);
+            UPDATE demo_orders SET status = 'shipped' WHERE status <> 'shipped' ORDER BY id LIMIT 1; COMMIT" || break
+    done
+) >"$demo_dir/writer-mysql.log" 2>&1 &
+writer_my_pid=$!
 
-log_info "following the Kafka records (kcat); Ctrl-C stops everything"
-follow=(kcat -C -q -b "$bootstrap" -o beginning -f '\n%t [partition %p] key %k\n%s\n' -t "${topics[0]}")
+log_info "following the Kafka records of ${topics[*]} (kcat); Ctrl-C stops everything"
+follow() { kcat -C -q -b "$bootstrap" -o beginning -f '\n%t [partition %p] key %k\n%s\n' -t "$1"; }
+follow "${topics[0]}" &
+follow_pg=$!
+follow "${topics[1]}" &
+follow_my=$!
 if [[ -n "${TIDEMARK_DEMO_SECONDS:-}" ]]; then
-    timeout "$TIDEMARK_DEMO_SECONDS" "${follow[@]}" || true
+    sleep "$TIDEMARK_DEMO_SECONDS"
 else
-    "${follow[@]}"
+    wait "$follow_pg" "$follow_my" || true
 fi
+kill "$follow_pg" "$follow_my" 2>/dev/null || true
