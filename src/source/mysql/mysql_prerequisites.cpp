@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 
 #include "source/table_patterns.hpp"
 
@@ -49,18 +50,43 @@ PrerequisiteReport check_prerequisites(MySqlConnection& conn, const Config& conf
     problems.push_back("source.mysql.server_id " + *server_id + " is the server's own server_id: choose another one, "
                        "unique in the replication topology");
 
-  // Privileges: the grants as the server shows them (MariaDB 10.5+ says BINLOG MONITOR for REPLICATION CLIENT).
-  std::string grants;
+  // Privileges: the global grants as the server shows them (MariaDB 10.5+ says BINLOG MONITOR for REPLICATION
+  // CLIENT), compared privilege by privilege: REPLICATION SLAVE ADMIN is not REPLICATION SLAVE.
+  std::vector<std::string> global_privileges;
   if (auto rows = conn.query("SHOW GRANTS")) {
-    for (const auto& row : *rows)
-      if (!row.empty() && row[0]) grants += upper(*row[0]) + "\n";
+    for (const auto& row : *rows) {
+      if (row.empty() || !row[0]) continue;
+      const std::string grant = upper(*row[0]);
+      const size_t on = grant.find(" ON *.* TO ");
+      if (grant.rfind("GRANT ", 0) != 0 || on == std::string::npos) continue;
+      const std::string list = grant.substr(6, on - 6);
+      for (size_t begin = 0; begin <= list.size();) {
+        size_t end = list.find(',', begin);
+        if (end == std::string::npos) end = list.size();
+        std::string privilege = list.substr(begin, end - begin);
+        privilege.erase(0, privilege.find_first_not_of(' '));
+        privilege.erase(privilege.find_last_not_of(' ') + 1);
+        global_privileges.push_back(privilege);
+        begin = end + 1;
+      }
+    }
   }
-  const bool all = grants.find("ALL PRIVILEGES ON *.*") != std::string::npos;
-  const std::string user = "'" + config.source.user + "'@'%'";
-  if (!all && grants.find("REPLICATION SLAVE") == std::string::npos && grants.find("REPLICATION REPLICA") == std::string::npos)
+  const auto has = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (std::find(global_privileges.begin(), global_privileges.end(), name) != global_privileges.end()) return true;
+    return false;
+  };
+  // The account the server matched ('tidemark'@'%', 'tidemark'@'127.0.0.1'...), for a GRANT that fits it.
+  std::string user = "'" + config.source.user + "'@'%'";
+  if (const auto account = conn.query_value("SELECT CURRENT_USER()")) {
+    const size_t at = account->rfind('@');
+    if (at != std::string::npos) user = "'" + account->substr(0, at) + "'@'" + account->substr(at + 1) + "'";
+  }
+  const bool all = has({"ALL PRIVILEGES", "ALL"});
+  if (!all && !has({"REPLICATION SLAVE", "REPLICATION REPLICA"}))
     problems.push_back("user " + config.source.user + " lacks REPLICATION SLAVE, needed to read the binlog: GRANT REPLICATION SLAVE ON *.* TO " + user);
-  if (!all && grants.find("REPLICATION CLIENT") == std::string::npos && grants.find("BINLOG MONITOR") == std::string::npos &&
-      grants.find("SUPER") == std::string::npos)
+  // SUPER covers SHOW MASTER STATUS on MySQL only; MariaDB 10.5.2+ needs BINLOG MONITOR.
+  if (!all && !has({"REPLICATION CLIENT", "BINLOG MONITOR"}) && !(report.flavor == Flavor::MySql && has({"SUPER"})))
     problems.push_back("user " + config.source.user + " lacks REPLICATION CLIENT (BINLOG MONITOR on MariaDB), needed to "
                        "find the end of the binlog: GRANT REPLICATION CLIENT ON *.* TO " + user);
 
