@@ -10,11 +10,15 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "daemon/binlog_dump_command.hpp"
 #include "source/mysql/binlog_events.hpp"
 #include "source/mysql/binlog_file_reader.hpp"
 
@@ -493,6 +497,16 @@ std::string make_event(uint8_t type, const std::string& body, bool crc = true, u
   return e;
 }
 
+// True when the (whole) event splits but does not decode.
+bool fails_to_decode(const std::string& event, const BinlogFormat& format) {
+  auto split = split_event(event, format.checksum);
+  if (std::holds_alternative<DecodeError>(split)) {
+    ADD_FAILURE() << std::get<DecodeError>(split).to_string();
+    return false;
+  }
+  return std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), format));
+}
+
 const std::array<uint8_t, 16> kSid = {0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62};
 
 BinlogFormat mysql_format() {
@@ -573,8 +587,7 @@ TEST(BinlogEventsMysql8, GtidWithCommitTimestampsLengthAndServerVersions) {
   EXPECT_FALSE(old.last_committed.has_value());
   std::string bad = body;
   bad[25] = 3;
-  auto split = split_event(make_event(33, bad), ChecksumAlgorithm::Crc32);
-  EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format())));
+  EXPECT_TRUE(fails_to_decode(make_event(33, bad), mysql_format()));
 }
 
 // control_events.h, Previous_gtids_event: n_sids 8, then per sid: uuid 16, n_intervals 8, intervals of
@@ -597,16 +610,14 @@ TEST(BinlogEventsMysql8, PreviousGtidsAsText) {
   const auto p = decode_as<MysqlPreviousGtidsEvent>(make_event(35, body), mysql_format());
   EXPECT_EQ(p.gtid_set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7,abababab-abab-abab-abab-abababababab:1-3");
   // An extra byte is an error, as is an empty interval.
-  auto split = split_event(make_event(35, body + "x"), ChecksumAlgorithm::Crc32);
-  EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format())));
+  EXPECT_TRUE(fails_to_decode(make_event(35, body + "x"), mysql_format()));
   std::string e2;
   put_le<uint64_t>(e2, 1);
   e2.append(16, 'a');
   put_le<uint64_t>(e2, 1);
   put_le<uint64_t>(e2, 5);
   put_le<uint64_t>(e2, 5);
-  split = split_event(make_event(35, e2), ChecksumAlgorithm::Crc32);
-  EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format())));
+  EXPECT_TRUE(fails_to_decode(make_event(35, e2), mysql_format()));
 }
 
 // A MySQL 8 TABLE_MAP (rows_event.h, Table_map_event: table_id 6, flags 2, db, table, column count,
@@ -752,14 +763,11 @@ TEST(BinlogEventsMysql8, TransactionPayloadWithZstdHoldsTableMapRowsAndXid) {
   // A corrupt zstd frame, a wrong declared size and a truncated inner event are errors.
   std::string body = payload_event_body(inner, true);
   body[body.size() - 3] ^= 0x55;
-  auto split = split_event(make_event(40, body), ChecksumAlgorithm::Crc32);
-  EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format())));
-  split = split_event(make_event(40, payload_event_body(inner.substr(0, inner.size() - 3), false)), ChecksumAlgorithm::Crc32);
-  EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format())));
+  EXPECT_TRUE(fails_to_decode(make_event(40, body), mysql_format()));
+  EXPECT_TRUE(fails_to_decode(make_event(40, payload_event_body(inner.substr(0, inner.size() - 3), false)), mysql_format()));
   const std::string full = payload_event_body(inner, true);
   for (size_t len = 0; len < full.size(); ++len) {
-    split = split_event(make_event(40, full.substr(0, len)), ChecksumAlgorithm::Crc32);
-    EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_event(std::get<RawEvent>(split), mysql_format()))) << len;
+    EXPECT_TRUE(fails_to_decode(make_event(40, full.substr(0, len)), mysql_format())) << len;
   }
 }
 
@@ -834,6 +842,67 @@ TEST(BinlogEventsMysql8, RowsV2ExtraDataIsKept) {
   EXPECT_EQ(r.extra_data, std::string("\x01\x02\x03\x00", 4));
   EXPECT_EQ(r.rows, std::string("\x00\x07\x00\x00\x00", 5));
   EXPECT_EQ(r.rows_offset, 19u + 10 + 4 + 1 + 1);
+}
+
+}  // namespace
+}  // namespace tidemark::mysql
+
+namespace tidemark::mysql {
+namespace {
+
+// Random byte mutations of every captured event, decoded without the checksum (which would catch them
+// first): decode_event must return an event or an error, never crash or read out of bounds (ASan run).
+TEST(BinlogEvents, MutatedBodiesNeverCrash) {
+  std::mt19937 rng(20261202);
+  for (const std::string& path : {kFile1, kFile2}) {
+    const auto events = read_all(path);
+    const BinlogFormat format = std::get<FormatDescriptionEvent>(events[0].event).format;
+    for (const auto& ev : events) {
+      const RawEvent raw = ev.raw();
+      for (int round = 0; round < 200; ++round) {
+        std::string body(raw.body);
+        if (body.empty()) break;
+        const int flips = 1 + static_cast<int>(rng() % 4);
+        for (int k = 0; k < flips; ++k) body[rng() % body.size()] = static_cast<char>(rng());
+        RawEvent mutated{raw.header, body};
+        auto r = decode_event(mutated, format);
+        if (auto* e = std::get_if<DecodeError>(&r)) {
+          EXPECT_FALSE(e->to_string().empty());
+        }
+      }
+    }
+  }
+}
+
+// `tidemark binlog-dump`: one JSON object per event, positions as the server lists them, rows decoded.
+TEST(BinlogEvents, DumpPrintsOneJsonLinePerEvent) {
+  std::ostringstream out, err;
+  ASSERT_EQ(run_binlog_dump(BinlogDumpOptions{kFile2, false}, out, err), 0) << err.str();
+  const auto lines = server_lines(kDataDir + "mariadb-10.11-events-2.show-binlog-events.tsv");
+  std::istringstream in(out.str());
+  std::string line;
+  size_t i = 0;
+  while (std::getline(in, line)) {
+    ASSERT_LT(i, lines.size());
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j.at("position").get<uint64_t>(), lines[i].pos);
+    EXPECT_EQ(j.at("next_position").get<uint64_t>(), lines[i].end_pos);
+    if (lines[i].type == "Write_rows_compressed_v1" && j.at("table").get<std::string>() == "events_scratch.t_pk2") {
+      ASSERT_EQ(j.at("rows").size(), 4u) << line;
+      EXPECT_EQ(j.at("rows")[0].at("after").at("k1").get<int>(), 30);
+      EXPECT_EQ(j.at("rows")[3].at("after").at("note").get<std::string>(), "zlib");
+    }
+    ++i;
+  }
+  EXPECT_EQ(i, lines.size());
+  // A truncated file: the events before the cut, then an error line, exit code 1.
+  const std::string path = (std::filesystem::temp_directory_path() / "tidemark-dump-cut.binlog").string();
+  const std::string file = read_file(kFile2);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << file.substr(0, lines.back().pos + 10);
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_binlog_dump(BinlogDumpOptions{path, false}, out2, err2), 1);
+  EXPECT_NE(err2.str().find("truncated"), std::string::npos) << err2.str();
+  std::filesystem::remove(path);
 }
 
 }  // namespace

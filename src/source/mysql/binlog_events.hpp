@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct BinlogFormat {
 // Splits one event: checks event_size against the buffer, verifies the CRC32 when `checksum` is Crc32
 // (FORMAT_DESCRIPTION carries its own algorithm byte and is verified accordingly), strips the checksum.
 std::variant<RawEvent, DecodeError> split_event(std::string_view bytes, ChecksumAlgorithm checksum);
+template <typename S>
+  requires std::is_same_v<S, std::string>
+std::variant<RawEvent, DecodeError> split_event(S&&, ChecksumAlgorithm) = delete;  // RawEvent would view a temporary
 
 // The checksum algorithm a FORMAT_DESCRIPTION event declares (read before split_event, which needs it).
 std::optional<ChecksumAlgorithm> peek_format_description_checksum(std::string_view bytes);
