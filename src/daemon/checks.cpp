@@ -7,7 +7,7 @@
 
 namespace tidemark {
 
-std::vector<std::string> check_environment(const Config& config) {
+std::vector<std::string> check_environment(const Config& config, std::vector<std::string>* warnings) {
   std::vector<std::string> problems;
 
   const StateStore store(config.state.path);
@@ -32,6 +32,8 @@ std::vector<std::string> check_environment(const Config& config) {
   try {
     const auto source = make_source(config);
     for (auto& p : source->check()) problems.push_back(std::move(p));
+    if (warnings)
+      for (auto& w : source->warnings()) warnings->push_back(std::move(w));
   } catch (const std::exception& e) {
     problems.push_back(e.what());
   }

@@ -8,7 +8,8 @@
 
 namespace tidemark {
 
-// Problems beyond the file itself: the broker, the state file, the source's prerequisites.
-std::vector<std::string> check_environment(const Config& config);
+// Problems beyond the file itself: the broker, the state file, the source's prerequisites. The source's
+// recommendations (not problems) go to `warnings` when given.
+std::vector<std::string> check_environment(const Config& config, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace tidemark

@@ -69,7 +69,9 @@ int main(int argc, char** argv) {
       std::cout << "configuration " << config_path << ": errors above\n";
       return 1;
     }
-    const std::vector<std::string> problems = tidemark::check_environment(*config);
+    std::vector<std::string> warnings;
+    const std::vector<std::string> problems = tidemark::check_environment(*config, &warnings);
+    for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
     for (const auto& p : problems) std::cout << "problem: " << p << "\n";
     std::cout << (problems.empty() ? "ok: " + config_path + " is valid and its environment is ready\n"
                                    : std::to_string(problems.size()) + " problem(s) found\n");

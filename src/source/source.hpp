@@ -27,6 +27,10 @@ class Source {
   // with its fix. Used by `tidemark check` and before `run`.
   virtual std::vector<std::string> check() = 0;
 
+  // Recommendations the last check() found that do not stop the source (MySQL: binlog_row_metadata not
+  // FULL). `tidemark check` prints them; `run` logs them when the source starts streaming.
+  virtual std::vector<std::string> warnings() const { return {}; }
+
   // Reads the log from `start` (none: where a first start begins) and pushes items into `out` in log
   // order until `stop` is requested or a fatal error. Transient failures (a dropped connection) are
   // retried inside with backoff and resume from the last committed position.

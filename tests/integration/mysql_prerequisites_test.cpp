@@ -39,6 +39,11 @@ std::string image_problem(const std::string& image) {
 }
 const std::string kMetadataRecommendation =
     "Recommended: SET GLOBAL binlog_row_metadata = 'FULL' and binlog_row_metadata=FULL in my.cnf";
+std::string metadata_warning(const std::string& metadata) {
+  return "binlog_row_metadata is " + metadata +
+         ": column names, keys and ENUM/SET members are read from information_schema, which describes tables as "
+         "they are now, not as they were when older events were logged. " + kMetadataRecommendation;
+}
 std::string replication_slave_problem(const std::string& user) {
   return "user " + user + " lacks REPLICATION SLAVE, needed to read the binlog: GRANT REPLICATION SLAVE ON *.* TO '" +
          user + "'@'%'";
@@ -181,14 +186,12 @@ TEST_F(MySqlBinlogSettings, BinlogRowMetadataMinimalIsOnlyAWarningRecommendingFu
   f.write_config({t}, {.sink_yaml = kStdoutSink});
 
   f.daemon.start("check");
-  EXPECT_EQ(f.daemon.process().wait_for_exit(60s), 0) << f.daemon.stdout_text() << f.daemon.stderr_text();
-  const std::string check_stderr = f.daemon.stderr_text();
-  EXPECT_NE(check_stderr.find(" warning mysql: binlog_row_metadata is MINIMAL: column names, keys and ENUM/SET members "
-                              "are read from information_schema"),
-            std::string::npos)
-      << check_stderr;
-  EXPECT_NE(check_stderr.find(kMetadataRecommendation), std::string::npos) << check_stderr;
-  EXPECT_NE(f.daemon.stdout_text().find("ok: "), std::string::npos) << "a warning is no problem:\n" << f.daemon.stdout_text();
+  EXPECT_EQ(f.daemon.process().wait_for_exit(60s), 0) << "a warning is no problem:\n" << f.daemon.stdout_text()
+                                                      << f.daemon.stderr_text();
+  const std::string check_stdout = f.daemon.stdout_text();
+  EXPECT_NE(check_stdout.find("warning: " + metadata_warning("MINIMAL") + "\n"), std::string::npos) << check_stdout;
+  EXPECT_NE(check_stdout.find("\nok: "), std::string::npos) << check_stdout;
+  EXPECT_EQ(check_stdout.find("problem"), std::string::npos) << check_stdout;
 
   // The first binlog of a fresh server opens with an empty GTID_LIST event that MariaDB 10.11 pads with two
   // bytes, which the event decoder refuses at the time of writing (a separate bug): stream from a second file.
@@ -198,7 +201,8 @@ TEST_F(MySqlBinlogSettings, BinlogRowMetadataMinimalIsOnlyAWarningRecommendingFu
   EXPECT_TRUE(wait_until([&] { return f.daemon.stdout_text().find("\"seven\"") != std::string::npos; }, 30s))
       << "stdout:\n" << f.daemon.stdout_text() << "\nstderr:\n" << f.daemon.stderr_text();
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
-  EXPECT_NE(f.daemon.stderr_text().find(kMetadataRecommendation), std::string::npos) << f.daemon.stderr_text();
+  EXPECT_NE(f.daemon.stderr_text().find(" warning mysql: " + metadata_warning("MINIMAL")), std::string::npos)
+      << "run logs the recommendation:\n" << f.daemon.stderr_text();
 }
 
 // Everything wrong at once: `check` lists every problem (and the warning), `run` names them all and stops.
@@ -217,7 +221,7 @@ TEST_F(MySqlBinlogSettings, EveryProblemIsReportedAtOnce) {
   const CheckThenRun r = check_then_run(f);
   expect_refused(r, {format_problem("STATEMENT"), image_problem("MINIMAL"), replication_slave_problem(user),
                      replication_client_problem(user)});
-  EXPECT_NE(r.check_output.find(kMetadataRecommendation), std::string::npos) << r.check_output;
+  EXPECT_NE(r.check_output.find("warning: " + metadata_warning("MINIMAL") + "\n"), std::string::npos) << r.check_output;
 }
 
 // On the shared server (its settings are right): a user with SELECT on the test database only.

@@ -33,7 +33,7 @@ std::vector<std::string> MySqlSource::check() {
   MySqlConnection conn(config_.source);
   if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
   PrerequisiteReport report = check_prerequisites(conn, config_);
-  for (const auto& warning : report.warnings) spdlog::warn("mysql: {}", warning);
+  warnings_ = report.warnings;  // logged by session() when streaming starts
   return report.problems;
 }
 

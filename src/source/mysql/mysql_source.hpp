@@ -16,6 +16,7 @@ class MySqlSource final : public Source {
   explicit MySqlSource(const Config& config);
 
   std::vector<std::string> check() override;
+  std::vector<std::string> warnings() const override { return warnings_; }
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
 
  private:
@@ -23,6 +24,7 @@ class MySqlSource final : public Source {
   SessionEnd session(EventQueue& out, const std::stop_token& stop, std::string& error);
 
   Config config_;
+  std::vector<std::string> warnings_;  // from the last check()
   std::optional<BinlogPosition> resume_;  // after the last transaction handed to the queue
 };
 
