@@ -624,8 +624,9 @@ TEST(BinlogEventsMysql8, PreviousGtidsAsText) {
 // types, metadata, NULL bits, optional metadata TLVs) for
 //   CREATE TABLE shop.items (id INT UNSIGNED NOT NULL, name VARCHAR(20) CHARSET latin1,
 //     note TEXT CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci (255), shape POINT, y YEAR,
-//     hidden_col INT INVISIBLE, PRIMARY KEY (id))
-// MySQL rules: YEAR has no signedness bit, geometry has no charset.
+//     hidden_col INT UNSIGNED INVISIBLE, PRIMARY KEY (id))
+// MySQL rules (sql/log_event.cc is_numeric_type, is_character_type): YEAR has no signedness bit; geometry
+// counts as a character column (binary).
 std::string mysql_table_map_body(uint64_t table_id) {
   std::string b;
   put_le<uint64_t>(b, table_id, 6);
@@ -648,12 +649,12 @@ std::string mysql_table_map_body(uint64_t table_id) {
     put_packed(b, value.size());
     b += value;
   };
-  tlv(1, std::string(1, '\x80'));  // SIGNEDNESS, MSB first: id unsigned, hidden_col signed (YEAR not counted)
+  tlv(1, std::string(1, '\xc0'));  // SIGNEDNESS, MSB first: id and hidden_col unsigned (YEAR not counted)
   std::string charset;
   put_packed(charset, 8);    // default latin1
   put_packed(charset, 1);    // character column #1 (note)
   put_packed(charset, 255);  // utf8mb4_0900_ai_ci
-  tlv(2, charset);           // DEFAULT_CHARSET over (name, note): geometry not counted
+  tlv(2, charset);           // DEFAULT_CHARSET over the character columns (name, note, shape)
   std::string names;
   for (const char* n : {"id", "name", "note", "shape", "y", "hidden_col"}) {
     names.push_back(static_cast<char>(std::strlen(n)));
@@ -676,23 +677,24 @@ TEST(BinlogEventsMysql8, TableMapWithMysqlRulesAndColumnVisibility) {
   ASSERT_EQ(t.columns.size(), 6u);
   EXPECT_TRUE(t.columns[0].is_unsigned);
   EXPECT_FALSE(t.columns[0].nullable);
-  EXPECT_FALSE(t.columns[5].is_unsigned);
+  EXPECT_TRUE(t.columns[5].is_unsigned);
   EXPECT_FALSE(t.columns[4].is_unsigned);
   EXPECT_EQ(t.columns[1].collation, 8u);
   EXPECT_EQ(t.columns[2].collation, 255u);
-  EXPECT_EQ(t.columns[3].collation, 0u);
+  EXPECT_EQ(t.columns[3].collation, 8u);
   EXPECT_EQ(t.columns[3].geometry_type, 1u);
   EXPECT_EQ(t.columns[5].name, "hidden_col");
   EXPECT_TRUE(t.columns[4].visible);
   EXPECT_FALSE(t.columns[5].visible);
   EXPECT_EQ(t.primary_key, std::vector<size_t>{0});
-  // The same bytes read with MariaDB's rules: the geometry column counts as a character column (so it
-  // takes the default collation), YEAR as a numeric one.
+  // The same bytes read with MariaDB's rules: YEAR is numeric there (the 2nd bit is y's, the 3rd
+  // hidden_col's).
   BinlogFormat maria = mysql_format();
   maria.mariadb = true;
   const auto as_maria = decode_as<TableMapEvent>(make_event(19, mysql_table_map_body(77)), maria);
-  EXPECT_EQ(as_maria.table.columns[3].collation, 8u);
-  EXPECT_EQ(as_maria.table.columns[2].collation, 255u);
+  EXPECT_TRUE(as_maria.table.columns[0].is_unsigned);
+  EXPECT_TRUE(as_maria.table.columns[4].is_unsigned);
+  EXPECT_FALSE(as_maria.table.columns[5].is_unsigned);
 }
 
 // MySQL binary_log::Transaction_payload_event (control_events.h / codecs/binary.cpp): header fields as
