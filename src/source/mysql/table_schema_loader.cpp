@@ -93,17 +93,28 @@ bool is_numeric(ColumnType t) {
 }  // namespace
 
 std::optional<std::string> apply_catalog(TableMap& map, const CatalogTable& catalog) {
-  if (catalog.columns.size() != map.columns.size()) {
+  const bool from_catalog = !map.has_column_names;
+  // With FULL metadata the binlog names its columns: a catalog that changed since (an ADD/DROP COLUMN
+  // logged after these events) is matched by name, never by position.
+  if (from_catalog && catalog.columns.size() != map.columns.size()) {
     return "table " + map.database + "." + map.table + " has " + std::to_string(map.columns.size()) +
            " columns in the binlog but " + std::to_string(catalog.columns.size()) +
            " in information_schema: its definition changed after these events were logged, and the binlog does not "
            "carry column names (binlog_row_metadata is not FULL). Set binlog_row_metadata=FULL on the server; events "
            "logged before that cannot be described reliably: resume from a later position and re-snapshot the table";
   }
-  const bool from_catalog = !map.has_column_names;
   for (size_t i = 0; i < map.columns.size(); ++i) {
     ColumnDef& column = map.columns[i];
-    const CatalogColumn& cat = catalog.columns[i];
+    const CatalogColumn* found = nullptr;
+    if (from_catalog || (i < catalog.columns.size() && catalog.columns[i].name == column.name)) {
+      found = &catalog.columns[i];
+    } else {
+      const auto it = std::find_if(catalog.columns.begin(), catalog.columns.end(),
+                                   [&](const CatalogColumn& c) { return c.name == column.name; });
+      if (it == catalog.columns.end()) continue;  // dropped since: the binlog alone describes it
+      found = &*it;
+    }
+    const CatalogColumn& cat = *found;
     if (from_catalog) {
       column.name = cat.name;
       if (is_numeric(column.type)) column.is_unsigned = cat.column_type.find("unsigned") != std::string::npos;

@@ -5,8 +5,9 @@
 //
 // Limit: the catalog describes the table *now*, not at the binlog position being read. After a DDL
 // (which invalidates the cache) events logged before the DDL but read after it would be described by the
-// new definition; apply_catalog refuses a column-count mismatch instead of guessing. With
-// binlog_row_metadata=FULL names, key, signedness, charsets and members come from the binlog itself.
+// new definition; without column names in the binlog apply_catalog refuses a column-count mismatch instead
+// of guessing. With binlog_row_metadata=FULL names, key, signedness, charsets and members come from the
+// binlog itself, and catalog columns are matched to them by name.
 
 #include <optional>
 #include <string>
@@ -52,8 +53,9 @@ class InformationSchemaLoader final : public TableSchemaLoader {
 std::vector<std::string> parse_enum_members(const std::string& column_type);
 
 // Fills what `map` lacks from `catalog`: names, key, signedness, charsets and members when the binlog
-// carried no metadata for them, and the extended type of UUID/INET4/INET6 columns. Returns an error when
-// the catalog does not match the binlog's column count.
+// carried no metadata for them, and the extended type of UUID/INET4/INET6 columns (matched by name when
+// the binlog names its columns). Returns an error when the binlog has no column names and the catalog does
+// not match its column count.
 std::optional<std::string> apply_catalog(TableMap& map, const CatalogTable& catalog);
 
 }  // namespace tidemark::mysql
