@@ -266,6 +266,12 @@ TEST(MySqlStream, MariaDbRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
   EXPECT_TRUE(complete) << distinct_changes(records).size() << " of " << kKeys * kVersions << " changes\n" << err;
   EXPECT_TRUE(f.daemon.process().running()) << err;
   EXPECT_NE(err.find("reconnecting in"), std::string::npos) << "the restart went unnoticed?\n" << err;
+  // The session after the restart resumed from a GTID state, not from the end of the log.
+  const auto second = err.find("mysql: streaming the binlog", err.find("reconnecting in"));
+  ASSERT_NE(second, std::string::npos) << "no new replication session after the restart\n" << err;
+  const std::string resumed = err.substr(second, err.find('\n', second) - second);
+  EXPECT_NE(resumed.find(" from gtid "), std::string::npos) << resumed;
+  std::cout << resumed << "\n";
   EXPECT_EQ(state_position(f.daemon).flavor, "mariadb");
   const size_t repeats = expect_every_version_in_commit_order(versions_by_key(records), kKeys, kVersions);
   std::cout << records.size() << " records, " << repeats << " repeated\n";
@@ -523,6 +529,19 @@ TEST(MySqlStream, RotationMidStreamLosesNothingAndNamesTheNewFile) {
     if (rows.size() == 3) ++three_row_events;
   }
   EXPECT_EQ(three_row_events, static_cast<size_t>(kAfter / 3));
+  // source.file/pos name the rows event itself: the server lists an event starting exactly there.
+  MySqlSession admin(f.root);
+  size_t checked = 0;
+  for (auto it = rows_of_event.begin(); it != rows_of_event.end(); std::advance(it, std::min<size_t>(37, std::distance(it, rows_of_event.end())))) {
+    const auto& [file, pos] = it->first;
+    const auto listed = admin.rows("SHOW BINLOG EVENTS IN '" + file + "' FROM " + std::to_string(pos) + " LIMIT 1");
+    ASSERT_EQ(listed.size(), 1u) << file << ":" << pos;
+    EXPECT_EQ(listed[0].at(1).value_or(""), std::to_string(pos));
+    EXPECT_EQ(listed[0].at(2).value_or("").rfind("Write_rows", 0), 0u) << file << ":" << pos << " is a "
+                                                                      << listed[0].at(2).value_or("");
+    ++checked;
+  }
+  EXPECT_GE(checked, 10u);
   // The committed position follows into the new file.
   EXPECT_TRUE(wait_until([&] { return state_position(f.daemon).file >= new_file; }, 10s)) << state_position(f.daemon).token;
   EXPECT_TRUE(wait_until([&] { return committed_past(f.daemon, *parse_gtid(gtid_of[kBefore + kAfter - 1])); }, 10s))
@@ -569,8 +588,10 @@ TEST(MySqlStream, PurgedBinlogIsAFatalErrorNamingTheRecovery) {
   f.daemon.start();
   const auto status = f.daemon.process().wait_for_exit(30s);
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began);
-  std::cout << "the daemon exited " << took.count() << " ms after it started\n";
   const std::string err = f.daemon.stderr_text();
+  const auto fatal = err.find(" error ");
+  std::cout << "the daemon exited " << took.count() << " ms after it started:\n"
+            << (fatal == std::string::npos ? err : err.substr(fatal, err.find('\n', fatal) - fatal)) << "\n";
   ASSERT_TRUE(status.has_value()) << "a purged binlog must stop the daemon, not retry forever\n" << err;
   EXPECT_EQ(*status, 2) << err;
   EXPECT_LT(took, 15s) << "no retry loop with backoff before giving up";
