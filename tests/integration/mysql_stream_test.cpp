@@ -183,6 +183,9 @@ TEST(MySqlStream, KillNineDuring100kChangesLosesNothingAndResumesByGtid) {
   const auto restart_began = Clock::now();
   for (auto& w : writers) w.join();
   ASSERT_EQ(writer_errors.load(), 0);
+  std::cout << "the writers finished "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - restart_began).count()
+            << " ms after the restart\n";
 
   std::vector<ConsumedRecord> records;
   const bool complete = wait_until([&] {
