@@ -909,3 +909,46 @@ TEST(BinlogEvents, DumpPrintsOneJsonLinePerEvent) {
 
 }  // namespace
 }  // namespace tidemark::mysql
+
+namespace tidemark::mysql {
+namespace {
+
+// A fresh MariaDB 10.11's first binlog opens with a GTID_LIST of 0 GTIDs followed by 2 padding bytes.
+TEST(BinlogEventsMariaDb, GtidListMayBePaddedButNotShort) {
+  BinlogFormat f;
+  f.checksum = ChecksumAlgorithm::Crc32;
+  std::string empty_padded;
+  put_le<uint32_t>(empty_padded, 0);
+  empty_padded += std::string(2, '\0');
+  EXPECT_TRUE(decode_as<MariaGtidListEvent>(make_event(163, empty_padded), f).gtids.empty());
+  std::string one;
+  put_le<uint32_t>(one, 1);
+  put_le<uint32_t>(one, 3);
+  put_le<uint32_t>(one, 7);
+  put_le<uint64_t>(one, 99);
+  const auto list = decode_as<MariaGtidListEvent>(make_event(163, one), f);
+  ASSERT_EQ(list.gtids.size(), 1u);
+  EXPECT_EQ(list.gtids[0], (MariaGtid{3, 7, 99}));
+  EXPECT_TRUE(fails_to_decode(make_event(163, one.substr(0, one.size() - 1)), f)) << "a GTID cut short";
+}
+
+// While the server writes a binlog file, its FORMAT_DESCRIPTION carries LOG_EVENT_BINLOG_IN_USE_F (0x1),
+// set after the checksum was computed: the CRC is verified with the flag cleared, and only that flag.
+TEST(BinlogEventsMariaDb, FormatDescriptionOfAnActiveFileVerifiesWithTheInUseFlag) {
+  const std::string file = read_file(kFile1);
+  ASSERT_GT(file.size(), 4u + 19u);
+  const uint32_t size = static_cast<uint8_t>(file[4 + 9]) | static_cast<uint8_t>(file[4 + 10]) << 8;
+  std::string fde = file.substr(4, size);
+  ASSERT_EQ(static_cast<uint8_t>(fde[4]), 15);
+  fde[17] = static_cast<char>(fde[17] & ~0x01);
+  ASSERT_TRUE(std::holds_alternative<RawEvent>(split_event(fde, ChecksumAlgorithm::Crc32))) << "the file was closed";
+  fde[17] = static_cast<char>(fde[17] | 0x01);
+  const auto in_use = split_event(fde, ChecksumAlgorithm::Crc32);
+  ASSERT_TRUE(std::holds_alternative<RawEvent>(in_use)) << std::get<DecodeError>(in_use).to_string();
+  EXPECT_EQ(std::get<RawEvent>(in_use).header.flags & 0x01, 0x01);
+  fde[17] = static_cast<char>(fde[17] | 0x02);
+  EXPECT_TRUE(std::holds_alternative<DecodeError>(split_event(fde, ChecksumAlgorithm::Crc32))) << "any other flag still counts";
+}
+
+}  // namespace
+}  // namespace tidemark::mysql
