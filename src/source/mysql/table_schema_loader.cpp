@@ -1,7 +1,9 @@
 #include "source/mysql/table_schema_loader.hpp"
 
 #include <algorithm>
+#include <iterator>
 
+#include "source/mysql/binlog_constants.hpp"
 #include "source/mysql/mysql_connection.hpp"
 
 namespace tidemark::mysql {
@@ -28,6 +30,11 @@ std::optional<CatalogTable> InformationSchemaLoader::load(const std::string& dat
     c.data_type = row[1].value_or("");
     c.column_type = row[2].value_or("");
     c.collation = static_cast<uint32_t>(std::stoul(row[3].value_or("0")));
+    // Byte strings have no COLLATION_NAME in information_schema; without TABLE_MAP charsets
+    // (binlog_row_metadata=NO_LOG) they would otherwise be read as UTF-8 text.
+    static constexpr const char* kByteStrings[] = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"};
+    if (c.collation == 0 && std::find(std::begin(kByteStrings), std::end(kByteStrings), c.data_type) != std::end(kByteStrings))
+      c.collation = kBinaryCollation;
     result.columns.push_back(std::move(c));
   }
   // MariaDB's JSON type is LONGTEXT plus a json_valid() check; MySQL's DATA_TYPE says "json".
