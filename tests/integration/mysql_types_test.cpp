@@ -5,8 +5,9 @@
 // converted here to the JSON rendering docs/types.md documents.
 //
 // Then binlog_row_metadata MINIMAL and NO_LOG (issue #4, item 4) on a throwaway server: names, primary keys,
-// ENUM/SET members, signedness and character sets come from information_schema, and are read again after a
-// DDL.
+// ENUM/SET members, signedness and character sets come from information_schema (the every-type round trip
+// again, and a table whose key is not its first column), are read again after a DDL, and a definition that
+// changed while the daemon was stopped is the documented fatal error.
 
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
