@@ -109,6 +109,16 @@ int servers_sh(const std::string& args) {
   return std::system(cmd.c_str());
 }
 
+// Joins threads still running when a test leaves early (a failed ASSERT, an exception): a joinable
+// std::thread destroyed would end the whole test program.
+struct JoinAtExit {
+  std::vector<std::thread*> threads;
+  ~JoinAtExit() {
+    for (auto* t : threads)
+      if (t->joinable()) t->join();
+  }
+};
+
 // The (id, version) pairs a topic of (id INT, version INT) rows holds.
 std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>& records) {
   std::set<std::pair<int, int>> changes;
@@ -140,6 +150,8 @@ TEST(MySqlStream, KillNineDuring100kChangesLosesNothingAndResumesByGtid) {
   constexpr int kTransactions = kKeys / kBatch * kVersions;
   std::atomic<int> done_transactions{0}, writer_errors{0};
   std::vector<std::thread> writers;
+  writers.reserve(kWriters);
+  JoinAtExit join_writers;
   for (int w = 0; w < kWriters; ++w) {
     writers.emplace_back([&, w] {
       try {
@@ -160,6 +172,7 @@ TEST(MySqlStream, KillNineDuring100kChangesLosesNothingAndResumesByGtid) {
         ADD_FAILURE() << "writer " << w << ": " << e.what();
       }
     });
+    join_writers.threads.push_back(&writers.back());
   }
   // Kill once the daemon has committed part of the stream and the writers are still going.
   const bool some_committed = wait_until([&] {
@@ -248,6 +261,7 @@ TEST(MySqlStream, MariaDbRestartMidStreamLosesNothingAndKeepsOrderPerKey) {
       std::this_thread::sleep_for(20ms);
     }
   });
+  JoinAtExit join_writer{{&writer}};
   ASSERT_TRUE(wait_until([&] { return progress.load() >= kVersions / 4; }, 60s));
   const auto restart_began = Clock::now();
   const int rc = servers_sh("restart mariadb");
@@ -466,12 +480,18 @@ TEST(MySqlStream, RotationMidStreamLosesNothingAndNamesTheNewFile) {
   std::string old_file, new_file;
   // The rotation happens from another connection while this one writes: the daemon is mid-stream.
   std::thread rotator([&] {
-    MySqlSession admin(f.root);
-    old_file = admin.rows("SHOW MASTER STATUS").at(0).at(0).value_or("");
-    admin.exec("FLUSH BINARY LOGS");
-    new_file = admin.rows("SHOW MASTER STATUS").at(0).at(0).value_or("");
-    rotated = true;
+    try {
+      MySqlSession admin(f.root);
+      std::this_thread::sleep_for(100ms);  // some rows first
+      old_file = admin.rows("SHOW MASTER STATUS").at(0).at(0).value_or("");
+      admin.exec("FLUSH BINARY LOGS");
+      new_file = admin.rows("SHOW MASTER STATUS").at(0).at(0).value_or("");
+      rotated = true;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "rotation: " << e.what();
+    }
   });
+  JoinAtExit join_rotator{{&rotator}};
   for (int id = 0; id < kBefore; ++id) {
     s.exec("INSERT INTO " + t + " VALUES (" + std::to_string(id) + ", 0)");
     gtid_of[id] = s.value("SELECT @@last_gtid");
@@ -524,6 +544,10 @@ TEST(MySqlStream, RotationMidStreamLosesNothingAndNamesTheNewFile) {
   }
   EXPECT_EQ(ids.size(), static_cast<size_t>(kBefore + kAfter));
   EXPECT_EQ(*ids.rbegin(), kBefore + kAfter - 1);
+  size_t in_old_file = 0;
+  for (const auto& [at, rows] : rows_of_event) in_old_file += at.first == old_file ? rows.size() : 0;
+  std::cout << in_old_file << " rows in " << old_file << ", " << kBefore + kAfter - in_old_file << " in " << new_file
+            << (written_file != new_file ? " and later files" : "") << "\n";
   // Rows of one statement share file and pos and are numbered 0.. within the event.
   size_t three_row_events = 0;
   for (const auto& [at, rows] : rows_of_event) {
