@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
+#include "source/mysql/json_diff_apply.hpp"
 #include "source/table_patterns.hpp"
 
 namespace tidemark::mysql {
@@ -277,6 +280,37 @@ BinlogChangeBuilder::Outcome BinlogChangeBuilder::on_rows(const RawEvent& raw, c
   const Op op = event.kind == RowsKind::Write ? Op::Create : event.kind == RowsKind::Delete ? Op::Delete : Op::Update;
   const uint64_t pos = raw.header.next_position >= raw.header.event_size ? raw.header.next_position - raw.header.event_size : 0;
   for (size_t i = 0; i < rows_.size(); ++i) {
+    // PARTIAL_UPDATE_ROWS (MySQL 8, binlog_row_value_options=PARTIAL_JSON): rebuild the after document of
+    // each JSON column logged as a diff from the before image; without a full before document (a MINIMAL
+    // image, NULL) or when the diff does not apply, the after value stays Unavailable.
+    for (const PartialJson& partial : rows_[i].partial_json) {
+      auto& before = rows_[i].before;
+      auto& after = rows_[i].after;
+      if (!after || partial.column >= after->size()) continue;
+      std::string why;
+      const Json* doc = before && partial.column < before->size() ? std::get_if<Json>(&(*before)[partial.column].v) : nullptr;
+      if (doc) {
+        std::string text;
+        if (apply_json_diffs(doc->text, partial.diffs, text, why)) {
+          (*after)[partial.column] = Value(Json{std::move(text)});
+          continue;
+        }
+      } else {
+        why = "the before image does not hold the document";
+      }
+      // Once per table (and process), not per row.
+      static std::mutex warned_mutex;
+      static std::set<std::string> warned;
+      const std::string name = table.map.database + "." + table.map.table;
+      std::lock_guard lock(warned_mutex);
+      if (warned.insert(name).second) {
+        const size_t c = partial.column;
+        spdlog::warn("binlog {} event ending at {}, table {}: JSON column {} was logged as a diff "
+                     "(binlog_row_value_options=PARTIAL_JSON) that cannot be applied: {}; its after value is "
+                     "unavailable (not logged again for this table)",
+                     file_, raw.header.next_position, name, c < table.map.columns.size() ? table.map.columns[c].name : std::to_string(c), why);
+      }
+    }
     ChangeEvent e;
     e.table = table.schema;
     e.op = op;
