@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -298,12 +297,9 @@ BinlogChangeBuilder::Outcome BinlogChangeBuilder::on_rows(const RawEvent& raw, c
       } else {
         why = "the before image does not hold the document";
       }
-      // Once per table (and process), not per row.
-      static std::mutex warned_mutex;
-      static std::set<std::string> warned;
+      // Once per table, not per row.
       const std::string name = table.map.database + "." + table.map.table;
-      std::lock_guard lock(warned_mutex);
-      if (warned.insert(name).second) {
+      if (partial_json_warned_.insert(name).second) {
         const size_t c = partial.column;
         spdlog::warn("binlog {} event ending at {}, table {}: JSON column {} was logged as a diff "
                      "(binlog_row_value_options=PARTIAL_JSON) that cannot be applied: {}; its after value is "

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +83,7 @@ class BinlogChangeBuilder {
   std::optional<std::pair<std::string, uint64_t>> mysql_gtid_;
   std::string gtid_text_;                   // GTID of the current transaction, for events' source block
   std::optional<EventHeader> outer_header_;  // while inside a TRANSACTION_PAYLOAD: the payload event's header
+  std::set<std::string> partial_json_warned_;  // tables whose JSON diffs could not be applied (warned once)
   uint64_t events_read_ = 0;
   uint64_t rows_emitted_ = 0;
 };
