@@ -24,7 +24,12 @@
 #
 # Environment: MY_BENCH_ROWS (1000000), MY_BENCH_TXN_ROWS (100), MY_BENCH_BUILD_DIR (build-mybench),
 # MY_BENCH_FLUSH_MS (state.flush_interval_ms, 100: the timing resolution), MY_BENCH_TIMEOUT_S (1800),
-# MY_BENCH_KEEP=1 keeps the work directory.
+# MY_BENCH_KEEP=1 keeps the work directory, MY_BENCH_PERF=1 records a perf profile (call graphs; MY_BENCH_PERF_FREQ
+# samples/s, 999) of the daemon
+# during phase (b) and prints its top symbols, MY_BENCH_REPEAT=N runs phase (b) N times (CPU per run printed),
+# MY_BENCH_ALT_BIN=<tidemark binary> alternates that binary with the built one in the repeated (b) runs (A/B
+# comparison of CPU per record on the same backlog and machine state), MY_BENCH_ALT_PROPS="k=v k=v" does the same
+# with the built binary and these extra sink.kafka.properties (librdkafka settings).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -197,8 +202,9 @@ run_tidemark() {
     : >"$DAEMON_LOG"
     k0="$(proc_ticks "$kafka_pid")"
     t0="$(now_ns)"
-    "$TIDEMARK_BIN" run --config "$1" >"$2" 2>>"$DAEMON_LOG" &
+    "${3:-$TIDEMARK_BIN}" run --config "$1" >"$2" 2>>"$DAEMON_LOG" &
     daemon_pid=$!
+    perf_pid=""
     hwm_kb=0
     deadline=$(($(date +%s) + TIMEOUT_S))
     for ((i = 0; ; i++)); do
@@ -207,6 +213,11 @@ run_tidemark() {
         kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the run"
         (($(date +%s) < deadline)) || die "Tidemark did not reach $END_POS within $TIMEOUT_S s (committed: $f:$p)"
         ((i % 20 == 0)) && hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
+        # perf -p does not follow threads created later: start once the daemon has its threads (0.5 s in).
+        if [[ -n "${4:-}" && -z "$perf_pid" && $i -ge 25 ]]; then
+            perf record -F "${MY_BENCH_PERF_FREQ:-999}" -g -p "$daemon_pid" -o "$4" >/dev/null 2>&1 &
+            perf_pid=$!
+        fi
         sleep 0.02
     done
     t1="$(now_ns)"
@@ -214,12 +225,43 @@ run_tidemark() {
     hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
     tm_cpu="$(proc_ticks "$daemon_pid")"
     tm_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+    if [[ -n "$perf_pid" ]]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; fi
     stop_daemon
 }
 
 log "(b) Tidemark from $START_FILE:$START_POS to Kafka, until its committed position reaches $END_POS"
-run_tidemark "$CONFIG" "$DAEMON_LOG.stdout"
-log "(b) done in $(awk -v n="$tm_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s"
+REPEAT="${MY_BENCH_REPEAT:-1}"
+ALT_BIN="${MY_BENCH_ALT_BIN:-}"
+if [[ -n "${MY_BENCH_ALT_PROPS:-}" ]]; then
+    # The same binary under another name (a symlink), run with a config that adds the properties.
+    ln -sf "$TIDEMARK_BIN" "$WORK/tidemark-alt-props"
+    ALT_BIN="$WORK/tidemark-alt-props"
+    { sed '/^state:$/,$d' "$CONFIG"; echo "    properties:"
+      for kv in $MY_BENCH_ALT_PROPS; do echo "      ${kv%%=*}: \"${kv#*=}\""; done
+      sed -n '/^state:$/,$p' "$CONFIG"; } >"$WORK/alt-props.yaml"
+fi
+runs_report=""
+kafka_runs=0
+best_ns=""
+for ((r = 0; r < REPEAT; r++)); do
+    for bin in "$TIDEMARK_BIN" ${ALT_BIN:+"$ALT_BIN"}; do
+        perf_out=""
+        [[ "${MY_BENCH_PERF:-0}" == 1 && $r == 0 && "$bin" == "$TIDEMARK_BIN" ]] && perf_out="$WORK/perf.data"
+        run_config="$CONFIG"
+        [[ "$bin" == "$WORK/tidemark-alt-props" ]] && run_config="$WORK/alt-props.yaml"
+        run_tidemark "$run_config" "$DAEMON_LOG.stdout" "$bin" "$perf_out"
+        kafka_runs=$((kafka_runs + 1))
+        line="$(awk -v n="$tm_ns" -v c="$tm_cpu" -v k="$tm_kafka_cpu" -v h="$CLK_TCK" -v rows="$ROWS" -v b="$bin" \
+            'BEGIN { printf "%-50s %7.2f s  daemon CPU %5.2f s (%.2f us/row)  broker CPU %5.2f s", b, n / 1e9, c / h, c / h / rows * 1e6, k / h }')"
+        log "(b) run $((r + 1)): $line"
+        runs_report+="$line"$'\n'
+        # The figures reported below are those of the built binary's fastest run.
+        if [[ "$bin" == "$TIDEMARK_BIN" ]] && [[ -z "$best_ns" || $tm_ns -lt $best_ns ]]; then
+            best_ns=$tm_ns best_hwm=$hwm_kb best_cpu=$tm_cpu best_kafka_cpu=$tm_kafka_cpu
+        fi
+    done
+done
+tm_ns=$best_ns hwm_kb=$best_hwm tm_cpu=$best_cpu tm_kafka_cpu=$best_kafka_cpu
 
 # (c) The same pipeline with the stdout sink into /dev/null: decoding and serialising without Kafka, the
 # like-for-like comparison with mariadb-binlog's decoding.
@@ -235,7 +277,7 @@ records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "
 # ---------------------------------------------------------------------------- report
 echo
 echo "== MySQL/MariaDB source: $ROWS inserted rows, transactions of $TXN_ROWS, ~$binlog_mb MB of binlog read by each tool ($(nproc) cores, shared with MariaDB and Kafka)"
-awk -v rows="$ROWS" -v bn="$binlog_ns" -v tn="$b_ns" -v hwm="$b_hwm" -v records="$records" \
+awk -v rows="$ROWS" -v runs="$kafka_runs" -v bn="$binlog_ns" -v tn="$b_ns" -v hwm="$b_hwm" -v records="$records" \
     -v bc="$(secs "$binlog_cpu")" -v bk="$(secs "$binlog_kafka_cpu")" \
     -v tc="$(secs "$b_cpu")" -v tk="$(secs "$b_kafka_cpu")" -v cn="$c_ns" -v chwm="$c_hwm" -v cc="$(secs "$c_cpu")" 'BEGIN {
     bs = bn / 1e9; ts = tn / 1e9; cs = cn / 1e9; br = rows / bs; tr = rows / ts; cr = rows / cs
@@ -247,7 +289,19 @@ awk -v rows="$ROWS" -v bn="$binlog_ns" -v tn="$b_ns" -v hwm="$b_hwm" -v records=
     printf "\nthroughput ratio %.2f (target >= 1.0): %s\n", ratio, (ratio >= 1.0 ? "target met" : "NOT met")
     printf "decode + serialise ratio without Kafka %.2f\n", cratio
     printf "peak RSS %.1f MB (target <= 100 MB): %s\n", mb, (mb <= 100 ? "target met" : "NOT met")
-    printf "records in the topic: %s (expected %d)%s\n", records, rows, (records == rows ? "" : "  <- MISMATCH")
+    printf "records in the topic: %s (expected %d: %d run(s) of %d)%s\n", records, rows * runs, runs, rows, (records == rows * runs ? "" : "  <- MISMATCH")
 }'
+if ((REPEAT > 1)) || [[ -n "$ALT_BIN" ]]; then
+    echo
+    echo "(b) runs (Kafka, acknowledged), in order:"
+    printf '%s' "$runs_report"
+fi
+if [[ "${MY_BENCH_PERF:-0}" == 1 && -f "$WORK/perf.data" ]]; then
+    echo
+    echo "== perf (daemon, phase b, first run): top symbols"
+    { perf report -i "$WORK/perf.data" --stdio --no-children --sort dso,symbol 2>/dev/null || true; } |
+        awk '!/^#/ && NF && !/^ +[|-]/ { sub(/[ -]+$/, ""); print substr($0, 1, 150) }' | head -40 || true
+    echo "(perf report -i <work dir>/perf.data with MY_BENCH_KEEP=1 for the full profile)"
+fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both rates)"
 echo "write phase: ${write_s}s; daemon state.flush_interval_ms: $FLUSH_MS (its timing resolution)"
