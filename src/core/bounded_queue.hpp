@@ -2,13 +2,19 @@
 // A queue between two threads, bounded in items and in bytes. A full queue blocks the producer; that is
 // how Kafka's backpressure reaches the source. Producers that must keep a connection alive while blocked
 // use push_for() and do their housekeeping between attempts.
+//
+// Per item it allocates nothing: the items sit in a ring of slots that grows (up to the item bound) and is
+// reused. The consumer may hand items it is done with back through recycle(); the producer destroys them at
+// its next push, so that their memory is freed by the thread that allocated it (glibc serves a thread's own
+// frees from its per-thread cache; frees from another thread go through the arena, and dominated profiles).
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace tidemark {
@@ -26,30 +32,59 @@ class BoundedQueue {
   bool push_for(T& item, std::chrono::milliseconds timeout) {
     const size_t bytes = sizer_(item);
     std::unique_lock lock(mutex_);
+    const bool collect = take_recycled();
     const bool room = not_full_.wait_for(lock, timeout, [&] { return closed_ || has_room(bytes); });
-    if (!room || closed_) return false;
-    bytes_ += bytes;
-    items_.push_back(Entry{std::move(item), bytes});
+    const bool pushed = room && !closed_;
+    if (pushed) {
+      if (count_ == slots_.size()) grow();
+      slots_[(head_ + count_) & (slots_.size() - 1)].emplace(Entry{std::move(item), bytes});
+      ++count_;
+      bytes_ += bytes;
+    }
     lock.unlock();
-    not_empty_.notify_one();
-    return true;
+    if (pushed) not_empty_.notify_one();
+    if (collect) {
+      dead_.clear();  // outside the lock: the consumer is not held up by the frees
+      collecting_.store(false, std::memory_order_release);
+    }
+    return pushed;
   }
 
   // Moves up to `max` items into `out` (appending), waiting up to `timeout` for the first one.
   // Returns the number moved; 0 on timeout or when closed and drained.
   size_t pop_batch(std::vector<T>& out, size_t max, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    not_empty_.wait_for(lock, timeout, [&] { return closed_ || !items_.empty(); });
+    not_empty_.wait_for(lock, timeout, [&] { return closed_ || count_ != 0; });
     size_t moved = 0;
-    while (!items_.empty() && moved < max) {
-      bytes_ -= items_.front().bytes;  // measured once, at push: sizing walks every value
-      out.push_back(std::move(items_.front().item));
-      items_.pop_front();
+    while (count_ != 0 && moved < max) {
+      std::optional<Entry>& slot = slots_[head_];
+      bytes_ -= slot->bytes;  // measured once, at push: sizing walks every value
+      out.push_back(std::move(slot->item));
+      slot.reset();
+      head_ = (head_ + 1) & (slots_.size() - 1);
+      --count_;
       ++moved;
     }
     lock.unlock();
     if (moved) not_full_.notify_all();
     return moved;
+  }
+
+  // Takes the items of `spent` (which is left empty) to be destroyed by the producer at its next push.
+  // Optional: destroying them on the consumer's side is just as correct, only slower.
+  void recycle(std::vector<T>& spent) {
+    if (spent.empty()) return;
+    const std::lock_guard lock(mutex_);
+    if (closed_) {  // no more pushes to collect them
+      spent.clear();
+      return;
+    }
+    if (graveyard_.empty()) {
+      graveyard_.swap(spent);  // `spent` gets the graveyard's (empty) buffer back, with its capacity
+    } else {
+      for (auto& item : spent) graveyard_.push_back(std::move(item));
+      spent.clear();
+    }
   }
 
   // Wakes every waiter; pushes fail from now on, pops drain what is left.
@@ -64,19 +99,47 @@ class BoundedQueue {
 
   bool closed_and_empty() const {
     const std::lock_guard lock(mutex_);
-    return closed_ && items_.empty();
+    return closed_ && count_ == 0;
   }
 
   size_t size() const {
     const std::lock_guard lock(mutex_);
-    return items_.size();
+    return count_;
   }
 
  private:
+  struct Entry {
+    T item;
+    size_t bytes;
+  };
+
   bool has_room(size_t bytes) const {
-    if (items_.empty()) return true;
-    return items_.size() < max_items_ && bytes_ + bytes <= max_bytes_;
+    if (count_ == 0) return true;
+    return count_ < max_items_ && bytes_ + bytes <= max_bytes_;
   }
+
+  // Under the lock: moves the recycled items to dead_ for this producer to destroy once it has unlocked.
+  // collecting_ keeps a second producer off dead_ meanwhile.
+  bool take_recycled() {
+    if (graveyard_.empty() || collecting_.load(std::memory_order_acquire)) return false;
+    collecting_.store(true, std::memory_order_relaxed);
+    dead_.swap(graveyard_);
+    return true;
+  }
+
+  // Under the lock, with the ring full: doubles it (a power of two), unrolling the items to its start.
+  void grow() {
+    std::vector<std::optional<Entry>> bigger(slots_.empty() ? kInitialSlots : slots_.size() * 2);
+    for (size_t i = 0; i < count_; ++i) {
+      std::optional<Entry>& slot = slots_[(head_ + i) & (slots_.size() - 1)];
+      bigger[i].emplace(std::move(*slot));
+      slot.reset();
+    }
+    slots_.swap(bigger);
+    head_ = 0;
+  }
+
+  static constexpr size_t kInitialSlots = 64;
 
   const size_t max_items_;
   const size_t max_bytes_;
@@ -84,13 +147,14 @@ class BoundedQueue {
   mutable std::mutex mutex_;
   std::condition_variable not_full_;
   std::condition_variable not_empty_;
-  struct Entry {
-    T item;
-    size_t bytes;
-  };
-  std::deque<Entry> items_;
+  std::vector<std::optional<Entry>> slots_;  // a ring: count_ items from head_, size a power of two
+  size_t head_ = 0;
+  size_t count_ = 0;
   size_t bytes_ = 0;
   bool closed_ = false;
+  std::vector<T> graveyard_;               // recycled by the consumer, not yet taken by a producer
+  std::vector<T> dead_;                    // taken by the producer that set collecting_
+  std::atomic<bool> collecting_{false};
 };
 
 }  // namespace tidemark

@@ -35,6 +35,27 @@ void append_number(std::string& out, int64_t v) {
 
 }  // namespace
 
+namespace {
+std::string_view connector_name(ConnectorKind kind) {
+  switch (kind) {
+    case ConnectorKind::Generator: return "generator";
+    case ConnectorKind::MySql: return "mysql";
+    case ConnectorKind::Postgres: return "postgresql";
+  }
+  return "unknown";
+}
+
+std::string_view snapshot_text(SnapshotMarker m) {
+  switch (m) {
+    case SnapshotMarker::No: return "false";
+    case SnapshotMarker::Yes: return "true";
+    case SnapshotMarker::Last: return "last";
+    case SnapshotMarker::Incremental: return "incremental";
+  }
+  return "false";
+}
+}  // namespace
+
 void append_iso_timestamp_utc(std::string& out, int64_t micros) {
   if (micros == kTimestampInfinity || micros == kTimestampMinusInfinity) {
     out.append(micros == kTimestampInfinity ? "infinity" : "-infinity");
@@ -172,7 +193,14 @@ void write_json_value(const Value& value, std::string& out) {
 }
 
 EnvelopeSerializer::EnvelopeSerializer(EnvelopeOptions options) : options_(std::move(options)) {
-  source_prefix_ = ",\"source\":{\"version\":\"" + std::string(kVersion) + "\",\"connector\":\"";
+  // Everything of the source block up to its ts_ms value is fixed per connector kind: rendered once.
+  std::string escaped_name;
+  JsonWriter(escaped_name).string(options_.server_name);
+  for (const ConnectorKind kind : {ConnectorKind::Generator, ConnectorKind::MySql, ConnectorKind::Postgres}) {
+    source_prefix_[static_cast<size_t>(kind)] = ",\"source\":{\"version\":\"" + std::string(kVersion) +
+                                                 "\",\"connector\":\"" + std::string(connector_name(kind)) +
+                                                 "\",\"name\":" + escaped_name + ",\"ts_ms\":";
+  }
 }
 
 EnvelopeSerializer::~EnvelopeSerializer() = default;
@@ -205,14 +233,25 @@ const EnvelopeSerializer::TableFragments& EnvelopeSerializer::fragments(const Ta
 bool EnvelopeSerializer::write_key(const TableSchema& table, const Row& image, std::string& out) {
   if (table.key_columns.empty()) return false;
   out.push_back('{');
+  // The escaped "name": fragments of the table's columns, when the last envelope was of this table (the
+  // publisher writes a key and then its envelope, so this is the common case).
+  const TableFragments* f = &table == last_table_ ? last_fragments_ : nullptr;
   bool first = true;
   for (const size_t index : table.key_columns) {
     if (!first) out.push_back(',');
     first = false;
-    out.push_back('"');
-    append_json_escaped(out, table.columns[index]);
-    out.append("\":");
-    write_json_value(index < image.size() ? image[index] : Value(Unavailable{}), out);
+    if (f != nullptr && index < f->column_prefixes.size()) {
+      out.append(f->column_prefixes[index]);
+    } else {
+      out.push_back('"');
+      append_json_escaped(out, table.columns[index]);
+      out.append("\":");
+    }
+    if (index < image.size()) {
+      write_json_value(image[index], out);
+    } else {
+      write_json_value(Value(Unavailable{}), out);
+    }
   }
   out.push_back('}');
   return true;
@@ -229,35 +268,11 @@ void EnvelopeSerializer::write_row(const TableFragments& f, const Row& row, std:
   out.push_back('}');
 }
 
-namespace {
-std::string_view connector_name(ConnectorKind kind) {
-  switch (kind) {
-    case ConnectorKind::Generator: return "generator";
-    case ConnectorKind::MySql: return "mysql";
-    case ConnectorKind::Postgres: return "postgresql";
-  }
-  return "unknown";
-}
-
-std::string_view snapshot_text(SnapshotMarker m) {
-  switch (m) {
-    case SnapshotMarker::No: return "false";
-    case SnapshotMarker::Yes: return "true";
-    case SnapshotMarker::Last: return "last";
-    case SnapshotMarker::Incremental: return "incremental";
-  }
-  return "false";
-}
-}  // namespace
 
 void EnvelopeSerializer::write_source(const ChangeEvent& event, const TableFragments& f, std::string& out) {
   JsonWriter w(out);
   const SourceInfo& s = event.source;
-  out.append(source_prefix_);
-  out.append(connector_name(s.connector));
-  out.append("\",\"name\":");
-  w.string(options_.server_name);
-  out.append(",\"ts_ms\":");
+  out.append(source_prefix_[static_cast<size_t>(s.connector)]);
   w.integer(s.commit_ts_ms);
   out.append(",\"snapshot\":\"");
   out.append(snapshot_text(event.snapshot));

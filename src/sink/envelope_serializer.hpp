@@ -40,7 +40,8 @@ class EnvelopeSerializer {
   void write_source(const ChangeEvent& event, const TableFragments& f, std::string& out);
 
   EnvelopeOptions options_;
-  std::string source_prefix_;  // ,"source":{"version":"x.y.z","connector":"  (the connector follows per event)
+  // Per ConnectorKind: ,"source":{"version":"x.y.z","connector":"..","name":"..","ts_ms":  (the value follows)
+  std::string source_prefix_[3];
   // Escaped "col": fragments per table schema; holds the schema so its address is never reused.
   std::unordered_map<const TableSchema*, std::unique_ptr<TableFragments>> cache_;
   const TableSchema* last_table_ = nullptr;

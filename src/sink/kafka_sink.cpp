@@ -105,9 +105,11 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
 bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
                      Ticket ticket) {
   rd_kafka_topic_t* rkt = topics_.at(topic);
-  struct WaitFlag {  // cleared on every way out of the loop
+  struct WaitFlag {  // cleared on every way out of the loop (a plain load when it was never set)
     std::atomic<bool>& flag;
-    ~WaitFlag() { flag = false; }
+    ~WaitFlag() {
+      if (flag.load(std::memory_order_relaxed)) flag = false;
+    }
   } wait_flag{waiting_for_room_};
   for (;;) {
     if (failed_ || aborted_) return false;

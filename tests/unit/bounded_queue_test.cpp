@@ -178,5 +178,48 @@ TEST(BoundedQueue, TwoThreadsKeepOrder) {
   for (uint64_t i = 0; i < kCount; ++i) ASSERT_EQ(received[i], i) << "out of order at " << i;
 }
 
+TEST(BoundedQueue, RingGrowsAndWrapsInOrder) {
+  // Pushes and pops interleaved so that the ring wraps, then fills it past its initial slots.
+  BoundedQueue<uint64_t> q(1000, 1'000'000, [](const uint64_t&) { return size_t{1}; });
+  std::vector<uint64_t> out;
+  uint64_t next_in = 0, next_out = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 3 + round * 7; ++i) {
+      uint64_t item = next_in++;
+      ASSERT_TRUE(q.push_for(item, 0ms));
+    }
+    out.clear();
+    q.pop_batch(out, 2 + round * 5, 0ms);
+    for (const uint64_t v : out) ASSERT_EQ(v, next_out++);
+  }
+  out.clear();
+  while (q.pop_batch(out, 1000, 0ms) != 0) {
+  }
+  for (const uint64_t v : out) ASSERT_EQ(v, next_out++);
+  EXPECT_EQ(next_out, next_in);
+  EXPECT_EQ(q.size(), 0u);
+}
+
+TEST(BoundedQueue, RecycledItemsAreDestroyedByTheNextPush) {
+  BoundedQueue<std::shared_ptr<int>> q(10, 1'000, [](const std::shared_ptr<int>&) { return size_t{1}; });
+  auto watched = std::make_shared<int>(7);
+  const std::weak_ptr<int> alive = watched;
+  ASSERT_TRUE(q.push_for(watched, 0ms));
+  std::vector<std::shared_ptr<int>> batch;
+  ASSERT_EQ(q.pop_batch(batch, 10, 0ms), 1u);
+  q.recycle(batch);
+  EXPECT_TRUE(batch.empty());
+  EXPECT_FALSE(alive.expired());  // held until a producer comes by
+  auto other = std::make_shared<int>(8);
+  ASSERT_TRUE(q.push_for(other, 0ms));
+  EXPECT_TRUE(alive.expired());
+  // Once closed, recycling destroys at once (no push will come).
+  ASSERT_EQ(q.pop_batch(batch, 10, 0ms), 1u);
+  const std::weak_ptr<int> last = batch.front();
+  q.close();
+  q.recycle(batch);
+  EXPECT_TRUE(last.expired());
+}
+
 }  // namespace
 }  // namespace tidemark
