@@ -251,8 +251,8 @@ for ((r = 0; r < REPEAT; r++)); do
         [[ "$bin" == "$WORK/tidemark-alt-props" ]] && run_config="$WORK/alt-props.yaml"
         run_tidemark "$run_config" "$DAEMON_LOG.stdout" "$bin" "$perf_out"
         kafka_runs=$((kafka_runs + 1))
-        line="$(awk -v n="$tm_ns" -v c="$tm_cpu" -v k="$tm_kafka_cpu" -v h="$CLK_TCK" -v rows="$ROWS" -v b="$bin" \
-            'BEGIN { printf "%-50s %7.2f s  daemon CPU %5.2f s (%.2f us/row)  broker CPU %5.2f s", b, n / 1e9, c / h, c / h / rows * 1e6, k / h }')"
+        line="$(awk -v n="$tm_ns" -v c="$tm_cpu" -v k="$tm_kafka_cpu" -v h="$CLK_TCK" -v rows="$ROWS" -v b="$bin" -v m="$hwm_kb" \
+            'BEGIN { printf "%-50s %7.2f s  daemon CPU %5.2f s (%.2f us/row)  broker CPU %5.2f s  peak RSS %.1f MB", b, n / 1e9, c / h, c / h / rows * 1e6, k / h, m / 1024 }')"
         log "(b) run $((r + 1)): $line"
         runs_report+="$line"$'\n'
         # The figures reported below are those of the built binary's fastest run.

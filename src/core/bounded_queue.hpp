@@ -71,20 +71,19 @@ class BoundedQueue {
   }
 
   // Takes the items of `spent` (which is left empty) to be destroyed by the producer at its next push.
-  // Optional: destroying them on the consumer's side is just as correct, only slower.
+  // At most one batch waits so (bounding the memory held for it): when the producer has not yet taken the
+  // previous one, or the queue is closed, the items are destroyed here. Destroying them on the consumer's
+  // side is just as correct, only slower.
   void recycle(std::vector<T>& spent) {
     if (spent.empty()) return;
-    const std::lock_guard lock(mutex_);
-    if (closed_) {  // no more pushes to collect them
-      spent.clear();
-      return;
+    {
+      const std::lock_guard lock(mutex_);
+      if (!closed_ && graveyard_.empty()) {
+        graveyard_.swap(spent);  // `spent` gets the graveyard's (empty) buffer back, with its capacity
+        return;
+      }
     }
-    if (graveyard_.empty()) {
-      graveyard_.swap(spent);  // `spent` gets the graveyard's (empty) buffer back, with its capacity
-    } else {
-      for (auto& item : spent) graveyard_.push_back(std::move(item));
-      spent.clear();
-    }
+    spent.clear();
   }
 
   // Wakes every waiter; pushes fail from now on, pops drain what is left.

@@ -9,7 +9,8 @@ PositionTracker::PositionTracker(std::optional<SourcePosition> start) { committe
 
 Ticket PositionTracker::begin(std::optional<SourcePosition> resume_after) {
   const std::lock_guard lock(mutex_);
-  window_.push_back(Entry{false, std::move(resume_after)});
+  acknowledged_.push_back(false);
+  if (resume_after) positions_.emplace_back(next_ticket_, std::move(*resume_after));
   return next_ticket_++;
 }
 
@@ -17,19 +18,21 @@ void PositionTracker::acknowledge(Ticket ticket) {
   const std::lock_guard lock(mutex_);
   if (ticket < first_ticket_ || ticket >= next_ticket_)
     throw std::logic_error("position tracker: acknowledgement for unknown ticket " + std::to_string(ticket));
-  Entry& entry = window_[ticket - first_ticket_];
-  if (entry.acknowledged)
+  bool& acknowledged = acknowledged_[ticket - first_ticket_];
+  if (acknowledged)
     throw std::logic_error("position tracker: ticket " + std::to_string(ticket) + " acknowledged twice");
-  entry.acknowledged = true;
+  acknowledged = true;
+  if (ticket != first_ticket_) return;  // the acknowledged prefix did not grow
   // Slide the window over the acknowledged prefix; the last position in it becomes the committed one.
-  bool moved = false;
-  while (!window_.empty() && window_.front().acknowledged) {
-    if (window_.front().resume_after) {
-      committed_.position = std::move(window_.front().resume_after);
-      moved = true;
-    }
-    window_.pop_front();
+  while (!acknowledged_.empty() && acknowledged_.front()) {
+    acknowledged_.pop_front();
     ++first_ticket_;
+  }
+  bool moved = false;
+  while (!positions_.empty() && positions_.front().first < first_ticket_) {
+    committed_.position = std::move(positions_.front().second);
+    positions_.pop_front();
+    moved = true;
   }
   if (moved) ++committed_.generation;
 }
@@ -41,7 +44,7 @@ PositionTracker::Committed PositionTracker::committed() const {
 
 uint64_t PositionTracker::in_flight() const {
   const std::lock_guard lock(mutex_);
-  return window_.size();
+  return acknowledged_.size();
 }
 
 }  // namespace tidemark

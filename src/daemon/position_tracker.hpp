@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include "tidemark/change_event.hpp"
 
@@ -36,13 +37,12 @@ class PositionTracker {
   uint64_t in_flight() const;  // registered, not yet acknowledged, or waiting behind one that is not
 
  private:
-  struct Entry {
-    bool acknowledged = false;
-    std::optional<SourcePosition> resume_after;
-  };
-
   mutable std::mutex mutex_;
-  std::deque<Entry> window_;  // window_[i] is ticket first_ticket_ + i
+  // acknowledged_[i] is ticket first_ticket_ + i: one byte per record in flight (up to librdkafka's queue of
+  // 100k messages), so that acknowledging touches little memory. The few tickets that carry a resume
+  // position (one per transaction) are kept beside, in ticket order.
+  std::deque<bool> acknowledged_;
+  std::deque<std::pair<Ticket, SourcePosition>> positions_;
   Ticket first_ticket_ = 0;
   Ticket next_ticket_ = 0;
   Committed committed_;

@@ -52,8 +52,16 @@ bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::option
 
 bool Publisher::publish_event(const ChangeEvent& event) {
   const TableSchema& table = *event.table;
-  const std::optional<TopicIndex> topic = topic_for(table.id);
-  if (!topic) return false;
+  // Consecutive events of one table share its schema object: skip the hash of its name then.
+  std::optional<TopicIndex> topic;
+  if (event.table == last_table_) {
+    topic = last_topic_;
+  } else {
+    topic = topic_for(table.id);
+    if (!topic) return false;
+    last_table_ = event.table;  // holds the schema, so its address cannot be reused by another
+    last_topic_ = *topic;
+  }
   const int64_t now = now_ms();
   const bool tombstones = options_.tombstones_on_delete;
 

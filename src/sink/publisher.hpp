@@ -40,6 +40,8 @@ class Publisher {
   EnvelopeSerializer serializer_;
   TopicNamer namer_;
   std::unordered_map<TableId, TopicIndex, TableIdHash> topics_;
+  TableSchemaPtr last_table_;  // the schema of the last event published, and its topic
+  TopicIndex last_topic_ = 0;
   std::string key_;
   std::string value_;
   uint64_t records_sent_ = 0;

@@ -180,7 +180,7 @@ TEST(BoundedQueue, TwoThreadsKeepOrder) {
 
 TEST(BoundedQueue, RingGrowsAndWrapsInOrder) {
   // Pushes and pops interleaved so that the ring wraps, then fills it past its initial slots.
-  BoundedQueue<uint64_t> q(1000, 1'000'000, [](const uint64_t&) { return size_t{1}; });
+  BoundedQueue<uint64_t> q(100'000, 1'000'000, [](const uint64_t&) { return size_t{1}; });
   std::vector<uint64_t> out;
   uint64_t next_in = 0, next_out = 0;
   for (int round = 0; round < 50; ++round) {
@@ -193,7 +193,7 @@ TEST(BoundedQueue, RingGrowsAndWrapsInOrder) {
     for (const uint64_t v : out) ASSERT_EQ(v, next_out++);
   }
   out.clear();
-  while (q.pop_batch(out, 1000, 0ms) != 0) {
+  while (q.pop_batch(out, 100'000, 0ms) != 0) {
   }
   for (const uint64_t v : out) ASSERT_EQ(v, next_out++);
   EXPECT_EQ(next_out, next_in);
@@ -210,6 +210,14 @@ TEST(BoundedQueue, RecycledItemsAreDestroyedByTheNextPush) {
   q.recycle(batch);
   EXPECT_TRUE(batch.empty());
   EXPECT_FALSE(alive.expired());  // held until a producer comes by
+  // Only one batch waits: a second one, recycled before a push took the first, is destroyed at once.
+  auto second = std::make_shared<int>(9);
+  const std::weak_ptr<int> second_alive = second;
+  std::vector<std::shared_ptr<int>> batch2{std::move(second)};
+  q.recycle(batch2);
+  EXPECT_TRUE(batch2.empty());
+  EXPECT_TRUE(second_alive.expired());
+  EXPECT_FALSE(alive.expired());
   auto other = std::make_shared<int>(8);
   ASSERT_TRUE(q.push_for(other, 0ms));
   EXPECT_TRUE(alive.expired());
