@@ -177,14 +177,30 @@ size_t unit_size(std::string_view iconv_name) {
   return 1;
 }
 
-// One converter per character set and thread (iconv_t is stateful, not shareable across threads).
+// One converter per character set and thread (iconv_t is stateful, not shareable across threads). A
+// cache, not state: each conversion starts from the initial shift state. Closed when the thread ends.
+class ConverterCache {
+ public:
+  ConverterCache() = default;
+  ConverterCache(const ConverterCache&) = delete;
+  ConverterCache& operator=(const ConverterCache&) = delete;
+  ~ConverterCache() {
+    for (auto& [name, cd] : converters_)
+      if (cd != reinterpret_cast<iconv_t>(-1)) iconv_close(cd);
+  }
+  iconv_t get(const char* iconv_name) {
+    auto it = converters_.find(iconv_name);
+    if (it != converters_.end()) return it->second;
+    return converters_.emplace(iconv_name, iconv_open("UTF-8", iconv_name)).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, iconv_t> converters_;
+};
+
 iconv_t converter(const char* iconv_name) {
-  thread_local std::unordered_map<std::string, iconv_t> cache;
-  auto it = cache.find(iconv_name);
-  if (it != cache.end()) return it->second;
-  iconv_t cd = iconv_open("UTF-8", iconv_name);
-  cache.emplace(iconv_name, cd);
-  return cd;
+  thread_local ConverterCache cache;
+  return cache.get(iconv_name);
 }
 
 void append_iconv(std::string& out, std::string_view bytes, const char* iconv_name) {
