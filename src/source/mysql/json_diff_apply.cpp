@@ -99,30 +99,6 @@ bool parse_document(std::string_view text, json& out, std::string& error) {
   return true;
 }
 
-// Same escaping as json_binary_to_text (mysql_json_binary.cpp).
-void append_string(std::string& out, const std::string& s) {
-  out.push_back('"');
-  for (char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
-          out += buf;
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 // MySQL's binary JSON key order (Json_key_comparator): length first, then bytes.
 bool key_less(const std::string* a, const std::string* b) {
@@ -140,7 +116,7 @@ void render(const json& j, std::string& out) {
       out.push_back('{');
       for (size_t i = 0; i < members.size(); ++i) {
         if (i > 0) out += ", ";
-        append_string(out, *members[i].first);
+        append_json_string(out, *members[i].first);
         out += ": ";
         render(*members[i].second, out);
       }
@@ -156,7 +132,7 @@ void render(const json& j, std::string& out) {
       out.push_back(']');
       return;
     }
-    case json::value_t::string: append_string(out, j.get_ref<const std::string&>()); return;
+    case json::value_t::string: append_json_string(out, j.get_ref<const std::string&>()); return;
     case json::value_t::binary: {
       const auto& bytes = j.get_binary();
       out.append(bytes.begin(), bytes.end());
@@ -334,7 +310,7 @@ ArrayIndex array_index(const JsonPathLeg& leg, size_t size) {
 std::string leg_text(const JsonPathLeg& leg) {
   if (leg.kind == JsonPathLeg::Kind::Member) {
     std::string out = ".";
-    append_string(out, leg.member);
+    append_json_string(out, leg.member);
     return out;
   }
   if (!leg.from_end) return "[" + std::to_string(leg.index) + "]";

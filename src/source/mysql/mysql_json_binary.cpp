@@ -34,31 +34,6 @@ constexpr int kMaxDepth = 150;
 // MySQL field types that opaque values carry.
 constexpr uint8_t kFieldNewDecimal = 246, kFieldDate = 10, kFieldTime = 11, kFieldDateTime = 12, kFieldTimestamp = 7;
 
-void append_escaped(std::string& out, std::string_view raw) {
-  std::string s;
-  append_valid_utf8(s, raw);
-  out.push_back('"');
-  for (char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
-          out += buf;
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 void append_base64(std::string& out, std::string_view data) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -126,7 +101,7 @@ class Reader {
         size_t p = pos;
         if (!varlen(p, end, len)) return false;
         if (len > end - p) return fail(p, "string of " + std::to_string(len) + " bytes past the end");
-        append_escaped(out, doc_.substr(p, static_cast<size_t>(len)));
+        append_json_string(out, doc_.substr(p, static_cast<size_t>(len)));
         return true;
       }
       case kOpaque: {
@@ -212,7 +187,7 @@ class Reader {
         uint64_t koff = 0, klen = 0;
         if (!uint_at(ke, w, cend, koff) || !uint_at(ke + w, 2, cend, klen)) return false;
         if (koff > size || klen > size - koff) return fail(ke, "key past the end of its object");
-        append_escaped(out, doc_.substr(pos + static_cast<size_t>(koff), static_cast<size_t>(klen)));
+        append_json_string(out, doc_.substr(pos + static_cast<size_t>(koff), static_cast<size_t>(klen)));
         out += ": ";
       }
       const size_t ve = pos + header + static_cast<size_t>(object ? count * key_entry : 0) + static_cast<size_t>(i) * value_entry;
@@ -340,6 +315,32 @@ bool decode_json_diffs(std::string_view bytes, std::vector<JsonDiff>& out, std::
   }
   out = std::move(diffs);
   return true;
+}
+
+void append_json_string(std::string& out, std::string_view raw) {
+  std::string s;
+  append_valid_utf8(s, raw);
+  out.push_back('"');
+  for (char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
+          out += buf;
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
 }
 
 }  // namespace tidemark::mysql

@@ -40,4 +40,8 @@ bool decode_json_diffs(std::string_view bytes, std::vector<JsonDiff>& out, std::
 // "replace", "insert", "remove".
 std::string_view json_diff_op_name(JsonDiffOp op);
 
+// Appends `raw` as a JSON string literal in the form json_binary_to_text writes (invalid UTF-8 becomes
+// U+FFFD; \", \\, \b, \f, \n, \r, \t and \u00XX escapes).
+void append_json_string(std::string& out, std::string_view raw);
+
 }  // namespace tidemark::mysql
