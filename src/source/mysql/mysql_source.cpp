@@ -10,15 +10,13 @@
 #include "source/mysql/mysql_connection.hpp"
 #include "source/mysql/mysql_prerequisites.hpp"
 #include "source/mysql/table_schema_loader.hpp"
+#include "source/reconnect_backoff.hpp"
 
 namespace tidemark::mysql {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPushWait{100};
-constexpr std::chrono::seconds kMaxBackoff{30};
-constexpr std::chrono::seconds kHealthySession{30};
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
   return "cannot connect to MySQL/MariaDB at " + c.host + ":" + std::to_string(c.port > 0 ? c.port : 3306) + " as " +
@@ -111,20 +109,16 @@ SourceOutcome MySqlSource::run(const std::optional<SourcePosition>& start, Event
     resume_ = BinlogPosition::parse(*start);
     if (!resume_) return {false, "the stored position '" + start->token + "' is not a MySQL/MariaDB binlog position"};
   }
-  auto backoff = std::chrono::seconds(1);
+  ReconnectBackoff backoff;
   while (!stop.stop_requested()) {
-    const auto session_start = Clock::now();
+    backoff.session_started();
     std::string error;
     const SessionEnd end = session(out, stop, error);
     if (end == SessionEnd::Stopped) break;
     if (end == SessionEnd::Fatal) return {false, error};
-    if (Clock::now() - session_start > kHealthySession) backoff = std::chrono::seconds(1);
-    spdlog::warn("mysql: {}; reconnecting in {} s from {}", error, backoff.count(),
+    spdlog::warn("mysql: {}; reconnecting in {} s from {}", error, backoff.next_delay().count(),
                  resume_ ? resume_->describe() : std::string("the end of the binlog"));
-    for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop.stop_requested();
-         waited += std::chrono::milliseconds(100))
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    backoff = std::min(backoff * 2, std::chrono::duration_cast<std::chrono::seconds>(kMaxBackoff));
+    backoff.wait(stop);
   }
   return {};
 }

@@ -12,6 +12,7 @@
 #include "source/postgres/pgoutput_decoder.hpp"
 #include "source/postgres/postgres_prerequisites.hpp"
 #include "source/postgres/relation_cache.hpp"
+#include "source/reconnect_backoff.hpp"
 
 namespace tidemark::pg {
 
@@ -21,8 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::string_view kPositionPrefix = "pg:";
 constexpr std::chrono::milliseconds kPushWait{100};
 constexpr int kSocketWaitMs = 100;
-constexpr std::chrono::seconds kMaxBackoff{30};
-constexpr std::chrono::seconds kHealthySession{30};
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
   return "cannot connect to PostgreSQL at " + c.host + ":" + std::to_string(c.port) + " as " + c.user + ": " + error +
@@ -374,21 +373,17 @@ SourceOutcome PostgresSource::run(const std::optional<SourcePosition>& start, Ev
     resume_lsn_ = *lsn;
     persisted_lsn_ = *lsn;
   }
-  auto backoff = std::chrono::seconds(1);
+  ReconnectBackoff backoff;
   while (!stop.stop_requested()) {
-    const auto session_start = Clock::now();
+    backoff.session_started();
     std::string error;
     Session session(*this, out, stop);
     // After a drop, resume after the last transaction already handed over; the server resends the rest.
     const SessionEnd end = session.run(resume_lsn_, have_stored_position || resume_lsn_ != kInvalidLsn, error);
     if (end == SessionEnd::Stopped || end == SessionEnd::Continue) break;
     if (end == SessionEnd::Fatal) return {false, error};
-    if (Clock::now() - session_start > kHealthySession) backoff = std::chrono::seconds(1);
-    spdlog::warn("postgres: {}; reconnecting in {} s from {}", error, backoff.count(), lsn_to_string(resume_lsn_));
-    for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop.stop_requested();
-         waited += std::chrono::milliseconds(100))
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    backoff = std::min(backoff * 2, std::chrono::duration_cast<std::chrono::seconds>(kMaxBackoff));
+    spdlog::warn("postgres: {}; reconnecting in {} s from {}", error, backoff.next_delay().count(), lsn_to_string(resume_lsn_));
+    backoff.wait(stop);
   }
   return {};
 }
