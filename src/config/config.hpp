@@ -68,6 +68,21 @@ struct QueueConfig {
   int64_t max_bytes = 0;
 };
 
+// DBLog snapshots beside the log (docs/snapshots.md).
+struct SnapshotConfig {
+  bool enabled = true;
+  std::string initial;           // when_needed | always | never
+  int64_t chunk_size = 0;
+  std::string signal_table;      // "table" (in source.database / schema public) or "schema.table"
+  std::string watermark_table;
+  bool create_tables = true;     // create the signal and watermark tables when missing
+  bool paused = false;           // reloadable
+  int64_t max_chunks_per_second = 0;  // 0 = unlimited; reloadable
+  int64_t max_backlog_events = 0;     // pause chunks while more records than this wait for Kafka; reloadable
+  int64_t watermark_timeout_ms = 0;   // a watermark not seen in the log within this is a fatal error
+  std::map<std::string, std::string> surrogate_keys;  // "schema.table" -> "col1,col2" for tables without a primary key
+};
+
 struct Config {
   std::string name;
   std::string log_level;
@@ -75,6 +90,7 @@ struct Config {
   SinkConfig sink;
   StateConfig state;
   QueueConfig queue;
+  SnapshotConfig snapshot;
 };
 
 }  // namespace tidemark

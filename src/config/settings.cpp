@@ -334,6 +334,38 @@ std::vector<Setting> build_table() {
       "Bound of the queue between the source and the sink, in events.").byDefault(20000).validate(in_range(1, 10'000'000)),
     property<int64_t>("queue.max_bytes", [](Config& c) -> auto& { return c.queue.max_bytes; },
       "Bound of the queue between the source and the sink, in bytes.").byDefault(64LL << 20).validate(in_range(1 << 16, 1LL << 40)),
+
+    property<bool>("snapshot.enabled", [](Config& c) -> auto& { return c.snapshot.enabled; },
+      "DBLog snapshots beside the log (postgres and mysql sources): needs the signal and watermark tables.").byDefault(true),
+    property<std::string>("snapshot.initial", [](Config& c) -> auto& { return c.snapshot.initial; },
+      "Snapshot every captured table on start: when_needed (first start, no stored position), always (every start), never.")
+      .byDefault("when_needed").choices({"when_needed", "always", "never"}),
+    property<int64_t>("snapshot.chunk_size", [](Config& c) -> auto& { return c.snapshot.chunk_size; },
+      "Rows per chunk SELECT (a signal may ask for another size).").byDefault(1024).validate(in_range(1, 1'000'000)),
+    property<std::string>("snapshot.signal_table", [](Config& c) -> auto& { return c.snapshot.signal_table; },
+      "Table whose inserted rows control snapshots (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot); "
+      "'table' lives in source.database (mysql) or schema public (postgres), or name it 'schema.table'.")
+      .byDefault("tidemark_signal"),
+    property<std::string>("snapshot.watermark_table", [](Config& c) -> auto& { return c.snapshot.watermark_table; },
+      "Table holding one row per pipeline, updated to a fresh UUID before and after each chunk.")
+      .byDefault("tidemark_watermark"),
+    property<bool>("snapshot.create_tables", [](Config& c) -> auto& { return c.snapshot.create_tables; },
+      "Create the signal and watermark tables when missing. Off: `tidemark check` prints the DDL and grants to run.")
+      .byDefault(true),
+    property<bool>("snapshot.paused", [](Config& c) -> auto& { return c.snapshot.paused; },
+      "Pause chunk reading (the log keeps streaming); applied on SIGHUP and kept across restarts like the pause signal.")
+      .byDefault(false).reloadable(),
+    property<int64_t>("snapshot.max_chunks_per_second", [](Config& c) -> auto& { return c.snapshot.max_chunks_per_second; },
+      "Upper bound on chunks read per second; 0 means no bound.").byDefault(0).validate(in_range(0, 1'000'000)).reloadable(),
+    property<int64_t>("snapshot.max_backlog_events", [](Config& c) -> auto& { return c.snapshot.max_backlog_events; },
+      "Hold the next chunk while more records than this wait in the queue or for Kafka, so a snapshot never starves the log.")
+      .byDefault(50000).validate(in_range(1, 100'000'000)).reloadable(),
+    property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
+      "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")
+      .byDefault(120000).validate(in_range(1000, 86'400'000)),
+    property<std::map<std::string, std::string>>("snapshot.surrogate_keys", [](Config& c) -> auto& { return c.snapshot.surrogate_keys; },
+      "Chunk key of tables without a primary key: 'schema.table': 'col1,col2' (unique, no NULLs). A table with neither is refused.")
+      .byDefault({}),
   };
   // clang-format on
 }
