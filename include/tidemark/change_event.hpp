@@ -44,7 +44,10 @@ enum class SnapshotMarker { No, Yes, Last, Incremental };
 // the order in which the source emits them.
 struct SourcePosition {
   std::string token;
-  bool operator==(const SourcePosition&) const = default;
+  // The snapshot state (serialized JSON) as of this position, stamped by the snapshot merge stage; persisted
+  // with the position so that both move together. Null when snapshots are off. Not part of the identity.
+  std::shared_ptr<const std::string> snapshot_state;
+  bool operator==(const SourcePosition& other) const { return token == other.token; }
 };
 
 // Which connector produced the event; selects the source-specific fields of the envelope.

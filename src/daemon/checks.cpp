@@ -3,6 +3,8 @@
 #include "daemon/position_tracker.hpp"
 #include "daemon/state_store.hpp"
 #include "sink/kafka_sink.hpp"
+#include "snapshot/control_tables.hpp"
+#include "snapshot/snapshot_reader_factory.hpp"
 #include "source/source_factory.hpp"
 
 namespace tidemark {
@@ -29,8 +31,25 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
     }
   }
 
+  // With snapshots on, the watermark and signal tables must exist (or be creatable) and be captured.
+  const Config source_config = snapshot::with_control_tables(config);
+  if (snapshot::snapshots_enabled(config)) {
+    const auto reader = snapshot::make_snapshot_reader(source_config);
+    if (auto error = reader->connect()) {
+      problems.push_back("snapshot connection: " + *error);
+    } else {
+      for (auto& p : reader->prepare(false)) {
+        if (config.snapshot.create_tables && warnings) {
+          warnings->push_back("created at start (snapshot.create_tables): " + p);
+        } else if (!config.snapshot.create_tables) {
+          problems.push_back(std::move(p));
+        }
+      }
+    }
+  }
+
   try {
-    const auto source = make_source(config);
+    const auto source = make_source(source_config);
     for (auto& p : source->check()) problems.push_back(std::move(p));
     if (warnings)
       for (auto& w : source->warnings()) warnings->push_back(std::move(w));

@@ -17,6 +17,10 @@
 #include "sink/kafka_sink.hpp"
 #include "sink/publisher.hpp"
 #include "sink/sink_factory.hpp"
+#include "snapshot/chunk_worker.hpp"
+#include "snapshot/control_tables.hpp"
+#include "snapshot/snapshot_merger.hpp"
+#include "snapshot/snapshot_reader_factory.hpp"
 #include "source/source_factory.hpp"
 
 namespace tidemark {
@@ -122,6 +126,9 @@ class Pipeline {
                  start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
     tracker_.emplace(start_position_);
     last_persisted_generation_ = tracker_->committed().generation;
+    // With snapshots on, the source also captures the watermark and signal tables.
+    const Config source_config = snapshot::with_control_tables(config_);
+    if (snapshot::snapshots_enabled(config_) && !start_snapshots(source_config)) return false;
     try {
       sink_ = make_sink(config_, *tracker_);
       if (auto* kafka = dynamic_cast<KafkaSink*>(sink_.get())) {
@@ -130,7 +137,7 @@ class Pipeline {
           return false;
         }
       }
-      source_ = make_source(config_);
+      source_ = make_source(source_config);
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       return false;
@@ -152,6 +159,49 @@ class Pipeline {
       }
       source_done_ = true;
     });
+    if (worker_) {
+      worker_thread_ = std::jthread([this](std::stop_token stop) {
+        if (auto fatal = worker_->run(stop)) {
+          const std::lock_guard lock(source_error_mutex_);
+          source_error_ = "snapshot: " + *fatal;
+        }
+      });
+    }
+    return true;
+  }
+
+  // Restores the snapshot state, prepares the watermark and signal tables, and sets up the merge stage and
+  // the chunk worker (whose thread starts with the source's).
+  bool start_snapshots(const Config& source_config) {
+    snapshot::SnapshotState state;
+    if (state_extensions_.contains("snapshot")) {
+      auto restored = snapshot::snapshot_state_from_json(state_extensions_["snapshot"]);
+      if (!restored.ok()) {
+        spdlog::error("state file {}: {}; fix or delete the file", config_.state.path, restored.error);
+        return false;
+      }
+      state = std::move(*restored.value);
+    }
+    if (config_.snapshot.paused) state.paused = true;
+    reader_ = snapshot::make_snapshot_reader(source_config);
+    if (auto error = reader_->connect()) {
+      spdlog::error("snapshot connection: {}", *error);
+      return false;
+    }
+    const std::vector<std::string> problems = reader_->prepare(config_.snapshot.create_tables);
+    for (const auto& p : problems) spdlog::error("{}", p);
+    if (!problems.empty()) return false;
+    if (!state.idle())
+      spdlog::info("snapshot state restored: {} table(s) queued{}{}", state.queue.size(),
+                   state.current ? ", continuing " + state.current->request.table : std::string(),
+                   state.paused ? " (paused)" : "");
+    coordinator_.emplace(std::move(state));
+    merger_.emplace(config_.name, snapshot::control_tables(config_), *coordinator_);
+    worker_.emplace(config_, *reader_, *coordinator_, [this] {
+      return static_cast<uint64_t>(queue_ ? queue_->size() : 0) + tracker_->in_flight();
+    });
+    const std::string& initial = config_.snapshot.initial;
+    if (initial == "always" || (initial == "when_needed" && !start_position_)) worker_->request_initial_snapshot();
     return true;
   }
 
@@ -159,11 +209,13 @@ class Pipeline {
 
   void publish_loop() {
     std::vector<StreamItem> batch;
+    const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_->publish(item); };
     for (;;) {
       batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
       queue_->pop_batch(batch, kPopBatch, kPopWait);
-      for (const auto& item : batch) {
-        if (!publisher_->publish(item)) {
+      for (auto& item : batch) {
+        const bool published = merger_ ? merger_->process(item, emit) : publisher_->publish(item);
+        if (!published) {
           publisher_failed_ = true;
           break;
         }
@@ -194,6 +246,11 @@ class Pipeline {
   bool persist() {
     const PositionTracker::Committed committed = tracker_->committed();
     if (committed.generation == last_persisted_generation_) return true;
+    if (committed.position && committed.position->snapshot_state) {
+      // The snapshot state that belongs to this position (stamped by the merge stage).
+      auto snapshot_state = nlohmann::json::parse(*committed.position->snapshot_state, nullptr, false);
+      if (!snapshot_state.is_discarded()) state_extensions_["snapshot"] = std::move(snapshot_state);
+    }
     PersistedState state{config_.name, config_.source.type, committed.position, state_extensions_};
     if (auto error = state_store_->save(state)) {
       const auto now = Clock::now();
@@ -232,6 +289,15 @@ class Pipeline {
     config_.log_level = next.log_level;
     config_.state.flush_interval_ms = next.state.flush_interval_ms;
     config_.source.generator.rate_per_second = next.source.generator.rate_per_second;
+    if (coordinator_ && next.snapshot.paused != config_.snapshot.paused) {
+      const bool paused = next.snapshot.paused;
+      coordinator_->update([paused](snapshot::SnapshotState& s) { s.paused = paused; });
+      spdlog::info("SIGHUP: snapshots {}", paused ? "paused" : "resumed");
+    }
+    config_.snapshot.paused = next.snapshot.paused;
+    config_.snapshot.max_chunks_per_second = next.snapshot.max_chunks_per_second;
+    config_.snapshot.max_backlog_events = next.snapshot.max_backlog_events;
+    if (worker_) worker_->reconfigure(config_);
     apply_log_level(options_, config_);
     source_->reconfigure(next);
     if (!applied) spdlog::info("SIGHUP: configuration reloaded, nothing to apply live");
@@ -240,6 +306,10 @@ class Pipeline {
 
   int stop() {
     notifier_.stopping();
+    if (worker_thread_.joinable()) {
+      worker_thread_.request_stop();
+      worker_thread_.join();
+    }
     source_thread_.request_stop();
     source_thread_.join();
     queue_->close();
@@ -270,6 +340,11 @@ class Pipeline {
   Clock::time_point last_persist_error_log_{};
   std::unique_ptr<MessageSink> sink_;
   std::unique_ptr<Source> source_;
+  std::unique_ptr<snapshot::SnapshotReader> reader_;
+  std::optional<snapshot::SnapshotCoordinator> coordinator_;
+  std::optional<snapshot::SnapshotMerger> merger_;
+  std::optional<snapshot::ChunkWorker> worker_;
+  std::jthread worker_thread_;
   std::optional<EventQueue> queue_;
   std::optional<Publisher> publisher_;
   std::jthread publisher_thread_;

@@ -1,0 +1,256 @@
+#include "snapshot/chunk_worker.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "source/reconnect_backoff.hpp"
+
+namespace tidemark::snapshot {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxChunkFailures = 3;  // then the request is refused (a bad WHERE fails every time)
+constexpr std::chrono::milliseconds kIdleWait{1000};
+constexpr std::chrono::milliseconds kBacklogWait{50};
+
+int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::vector<std::string> split_columns(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string name = list.substr(start, end - start);
+    const size_t first = name.find_first_not_of(" \t");
+    const size_t last = name.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(name.substr(first, last - first + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+ChunkWorker::ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotCoordinator& coordinator,
+                         std::function<uint64_t()> backlog)
+    : pipeline_(config.name),
+      default_chunk_size_(config.snapshot.chunk_size),
+      watermark_timeout_(config.snapshot.watermark_timeout_ms),
+      surrogate_keys_(config.snapshot.surrogate_keys),
+      reader_(reader),
+      coordinator_(coordinator),
+      backlog_(std::move(backlog)),
+      max_chunks_per_second_(config.snapshot.max_chunks_per_second),
+      max_backlog_events_(config.snapshot.max_backlog_events),
+      random_(std::random_device{}()) {}
+
+void ChunkWorker::reconfigure(const Config& config) {
+  max_chunks_per_second_ = config.snapshot.max_chunks_per_second;
+  max_backlog_events_ = config.snapshot.max_backlog_events;
+}
+
+std::string ChunkWorker::fresh_mark() {
+  Uuid u;
+  const uint64_t a = random_();
+  const uint64_t b = random_();
+  for (int i = 0; i < 8; ++i) {
+    u.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(a >> (8 * i));
+    u.bytes[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(b >> (8 * i));
+  }
+  u.bytes[6] = static_cast<uint8_t>((u.bytes[6] & 0x0f) | 0x40);  // version 4
+  u.bytes[8] = static_cast<uint8_t>((u.bytes[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  return uuid_to_string(u);
+}
+
+std::vector<std::string> ChunkWorker::surrogate_key(const std::string& table) const {
+  const auto it = surrogate_keys_.find(table);
+  return it == surrogate_keys_.end() ? std::vector<std::string>{} : split_columns(it->second);
+}
+
+bool ChunkWorker::connect(std::stop_token stop) {
+  ReconnectBackoff backoff;
+  for (;;) {
+    backoff.session_started();
+    const auto error = reader_.connect();
+    if (!error) return true;
+    spdlog::warn("snapshot connection: {}; retrying in {} s", *error, backoff.next_delay().count());
+    backoff.wait(stop);
+    if (stop.stop_requested()) return false;
+  }
+}
+
+void ChunkWorker::queue_initial_tables(std::stop_token stop) {
+  for (;;) {
+    Fallible<std::vector<TableId>> tables = reader_.captured_tables();
+    if (tables.ok()) {
+      coordinator_.update([&](SnapshotState& s) {
+        for (const TableId& id : *tables.value) {
+          const std::string name = (id.schema.empty() ? id.database : id.schema) + "." + id.table;
+          const bool known = (s.current && s.current->request.table == name) ||
+                             std::any_of(s.queue.begin(), s.queue.end(), [&](const TableRequest& r) { return r.table == name; });
+          if (known) continue;
+          TableRequest request;
+          request.table = name;
+          s.queue.push_back(std::move(request));
+        }
+      });
+      spdlog::info("initial snapshot: {} table(s) queued", tables.value->size());
+      return;
+    }
+    spdlog::warn("initial snapshot: cannot list the captured tables: {}; retrying", tables.error);
+    if (!connect(stop)) return;
+    coordinator_.wait_for_change(stop, std::chrono::seconds(1));
+    if (stop.stop_requested()) return;
+  }
+}
+
+void ChunkWorker::refuse(const std::string& table, const std::string& why, bool current) {
+  const std::string error = "snapshot of " + table + " refused: " + why;
+  spdlog::error("{}", error);
+  coordinator_.update([&](SnapshotState& s) {
+    s.last_error = error;
+    if (current) {
+      if (s.current && s.current->request.table == table) s.current.reset();
+    } else if (!s.queue.empty() && s.queue.front().table == table) {
+      s.queue.pop_front();
+    }
+  });
+}
+
+void ChunkWorker::start_next_table(const TableRequest& request) {
+  Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
+  if (!layout.ok()) return refuse(request.table, layout.error, false);
+  std::optional<KeyText> max_key = request.upto;
+  if (!max_key) {
+    Fallible<std::optional<KeyText>> found = reader_.max_key(*layout.value, request.where);
+    if (!found.ok()) return refuse(request.table, found.error, false);
+    max_key = *found.value;
+  }
+  coordinator_.update([&](SnapshotState& s) {
+    if (s.queue.empty() || !(s.queue.front() == request)) return;  // a stop signal came in between
+    s.queue.pop_front();
+    if (!max_key) {
+      spdlog::info("snapshot of {}: no rows to read", request.table);
+      s.tables_done += 1;
+      return;
+    }
+    spdlog::info("snapshot of {} started{}", request.table, request.where.empty() ? "" : " where " + request.where);
+    TableProgress progress;
+    progress.request = request;
+    progress.last_key = request.after;
+    progress.max_key = max_key;
+    progress.started_ms = wall_clock_ms();
+    s.current = std::move(progress);
+  });
+}
+
+bool ChunkWorker::throttled() {
+  const int64_t bound = max_backlog_events_.load();
+  if (backlog_ && backlog_() > static_cast<uint64_t>(bound)) {
+    if (!backlog_logged_) spdlog::info("snapshot: holding the next chunk while more than {} records wait for Kafka", bound);
+    backlog_logged_ = true;
+    return true;
+  }
+  backlog_logged_ = false;
+  const int64_t rate = max_chunks_per_second_.load();
+  if (rate > 0 && Clock::now() < next_chunk_at_) return true;
+  if (rate > 0) next_chunk_at_ = Clock::now() + std::chrono::microseconds(1'000'000 / rate);
+  return false;
+}
+
+std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& current, std::stop_token stop) {
+  const TableRequest& request = current.request;
+  // Described for every chunk, so a column added or dropped mid-snapshot shows in the next chunk.
+  Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
+  if (!layout.ok()) {
+    refuse(request.table, layout.error, true);
+    return std::nullopt;
+  }
+  Window window;
+  window.id = ++next_window_id_;
+  window.table = layout.value->schema->id;
+  window.key_names = layout.value->key_names;
+  window.low = fresh_mark();
+  window.high = fresh_mark();
+  const uint64_t id = window.id;
+  const std::string low = window.low;
+  const std::string high = window.high;
+  coordinator_.open_window(std::move(window));
+
+  auto fail = [&](const std::string& what) {
+    coordinator_.cancel_window(id);
+    spdlog::warn("snapshot of {}: {}", request.table, what);
+    if (failing_table_ != request.table) failures_ = 0;
+    failing_table_ = request.table;
+    if (++failures_ >= kMaxChunkFailures) {
+      failures_ = 0;
+      refuse(request.table, what, true);
+      return;
+    }
+    connect(stop);
+  };
+
+  if (auto error = reader_.write_watermark(low)) {
+    fail("cannot write the low watermark: " + *error);
+    return std::nullopt;
+  }
+  ChunkQuery query;
+  query.layout = &*layout.value;
+  query.where = request.where;
+  query.after = current.last_key;
+  query.upto = current.max_key;
+  query.limit = static_cast<size_t>(request.chunk_size > 0 ? request.chunk_size : default_chunk_size_);
+  Fallible<Chunk> chunk = reader_.read_chunk(query);
+  if (!chunk.ok()) {
+    fail("chunk query failed: " + chunk.error);
+    return std::nullopt;
+  }
+  const bool finished = chunk.value->rows.size() < query.limit;
+  coordinator_.attach_rows(id, layout.value->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
+  if (auto error = reader_.write_watermark(high)) {
+    fail("cannot write the high watermark: " + *error);
+    return std::nullopt;
+  }
+  failures_ = 0;
+  switch (coordinator_.wait_closed(id, stop, watermark_timeout_)) {
+    case SnapshotCoordinator::WaitResult::Closed:
+    case SnapshotCoordinator::WaitResult::Stopped:
+      return std::nullopt;
+    case SnapshotCoordinator::WaitResult::LowWatermarkMissing:
+      return "the snapshot watermark written to the watermark table did not come through the log within " +
+             std::to_string(watermark_timeout_.count()) +
+             " ms: the watermark table is not captured (for PostgreSQL: add it to the publication; for MySQL: check "
+             "binlog filters such as binlog-ignore-db), or the log is further behind than snapshot.watermark_timeout_ms";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ChunkWorker::run(std::stop_token stop) {
+  if (!connect(stop)) return std::nullopt;
+  if (initial_) queue_initial_tables(stop);
+  while (!stop.stop_requested()) {
+    const SnapshotState state = coordinator_.state();
+    if (state.paused || state.idle()) {
+      coordinator_.wait_for_change(stop, kIdleWait);
+      continue;
+    }
+    if (throttled()) {
+      coordinator_.wait_for_change(stop, kBacklogWait);
+      continue;
+    }
+    if (!state.current) {
+      start_next_table(state.queue.front());
+      continue;
+    }
+    if (auto fatal = read_one_chunk(*state.current, stop)) return fatal;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tidemark::snapshot

@@ -1,0 +1,69 @@
+#pragma once
+// The chunk side of DBLog, on its own thread and its own database connection: for the table in progress,
+// write the low watermark, SELECT the next chunk after the last emitted key, hand the rows to the merge
+// stage, write the high watermark, and wait until the merge stage has passed the high watermark. The log
+// reader never waits for it: the rows are in the coordinator before the high watermark can be read.
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stop_token>
+#include <string>
+
+#include "config/config.hpp"
+#include "snapshot/snapshot_coordinator.hpp"
+#include "snapshot/snapshot_reader.hpp"
+
+namespace tidemark::snapshot {
+
+class ChunkWorker {
+ public:
+  // `backlog` says how many records wait between the source and Kafka's acknowledgement.
+  ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotCoordinator& coordinator,
+              std::function<uint64_t()> backlog);
+
+  // Queues every captured table when the worker starts (the initial snapshot).
+  void request_initial_snapshot() { initial_ = true; }
+
+  // Reads chunks until `stop`. Returns an error only for what must stop the daemon: a watermark that never
+  // comes through the log. Failing requests (unknown table, bad WHERE) are logged, recorded in the state
+  // and dropped; lost connections are retried with backoff.
+  std::optional<std::string> run(std::stop_token stop);
+
+  // Applies snapshot.max_chunks_per_second and snapshot.max_backlog_events of a reloaded configuration.
+  void reconfigure(const Config& config);
+
+ private:
+  bool connect(std::stop_token stop);
+  void queue_initial_tables(std::stop_token stop);
+  // Describes the next queued table and makes it current. False when it was refused.
+  void start_next_table(const TableRequest& request);
+  // One chunk of the current table; an error only when the daemon must stop.
+  std::optional<std::string> read_one_chunk(const TableProgress& current, std::stop_token stop);
+  void refuse(const std::string& table, const std::string& why, bool current);
+  std::vector<std::string> surrogate_key(const std::string& table) const;
+  std::string fresh_mark();
+  bool throttled();
+
+  const std::string pipeline_;
+  const int64_t default_chunk_size_;
+  const std::chrono::milliseconds watermark_timeout_;
+  const std::map<std::string, std::string> surrogate_keys_;
+  SnapshotReader& reader_;
+  SnapshotCoordinator& coordinator_;
+  std::function<uint64_t()> backlog_;
+  std::atomic<int64_t> max_chunks_per_second_;
+  std::atomic<int64_t> max_backlog_events_;
+  bool initial_ = false;
+  uint64_t next_window_id_ = 0;
+  std::mt19937_64 random_;
+  std::chrono::steady_clock::time_point next_chunk_at_{};
+  std::string failing_table_;  // consecutive failures of one table's chunk query
+  int failures_ = 0;
+  bool backlog_logged_ = false;
+};
+
+}  // namespace tidemark::snapshot

@@ -1,0 +1,34 @@
+#pragma once
+// Signal rows: what a user inserts into the signal table to control snapshots. Both Tidemark's own data
+// shape and Debezium's are accepted, so existing tooling works:
+//   execute-snapshot  {"tables": ["public.a", {"table": "public.b", "where": "x > 5", "after": ["10"],
+//                      "upto": ["20"]}], "where": "applies to every table", "chunk_size": 500}
+//                     {"data-collections": ["public.a"], "type": "incremental",
+//                      "additional-conditions": [{"data-collection": "public.a", "filter": "x > 5"}]}
+//   stop-snapshot     {} (everything) or {"tables": [...]} / {"data-collections": [...]} (those tables)
+//   pause-snapshot, resume-snapshot   no data
+
+#include <string>
+#include <vector>
+
+#include "snapshot/snapshot_state.hpp"
+
+namespace tidemark::snapshot {
+
+enum class SignalKind { ExecuteSnapshot, StopSnapshot, PauseSnapshot, ResumeSnapshot };
+
+const char* signal_kind_name(SignalKind kind);
+
+struct Signal {
+  std::string id;
+  SignalKind kind = SignalKind::ExecuteSnapshot;
+  std::vector<TableRequest> tables;  // execute: what to read; stop: what to drop (empty: everything)
+};
+
+// Parses one signal row. The error says what is wrong with which field; the daemon logs it and goes on.
+Fallible<Signal> parse_signal(const std::string& id, const std::string& type, const std::string& data);
+
+// The data of an execute-snapshot signal for one table (what `tidemark snapshot` writes).
+std::string execute_snapshot_data(const TableRequest& request);
+
+}  // namespace tidemark::snapshot

@@ -1,0 +1,75 @@
+#include "snapshot/snapshot_coordinator.hpp"
+
+namespace tidemark::snapshot {
+
+SnapshotCoordinator::SnapshotCoordinator(SnapshotState initial) : state_(std::move(initial)) {}
+
+SnapshotState SnapshotCoordinator::state() const {
+  const std::lock_guard lock(mutex_);
+  return state_;
+}
+
+std::shared_ptr<const std::string> SnapshotCoordinator::stamp() {
+  const std::lock_guard lock(mutex_);
+  if (!stamp_) stamp_ = std::make_shared<const std::string>(to_json(state_).dump());
+  return stamp_;
+}
+
+void SnapshotCoordinator::open_window(Window window) {
+  const std::lock_guard lock(mutex_);
+  window_ = std::move(window);
+}
+
+void SnapshotCoordinator::attach_rows(uint64_t window_id, TableSchemaPtr schema, std::vector<Row> rows, KeyText last_key,
+                                      bool finished) {
+  const std::lock_guard lock(mutex_);
+  if (!window_ || window_->id != window_id) return;
+  window_->schema = std::move(schema);
+  window_->rows = std::move(rows);
+  window_->last_key = std::move(last_key);
+  window_->table_finished = finished;
+  window_->rows_ready = true;
+}
+
+void SnapshotCoordinator::cancel_window(uint64_t window_id) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (window_ && window_->id == window_id) window_.reset();
+    ++generation_;
+  }
+  changed_.notify_all();
+}
+
+void SnapshotCoordinator::close_window() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (window_) {
+      window_->closed = true;
+      window_->rows.clear();
+      window_->touched.clear();
+    }
+    ++generation_;
+  }
+  changed_.notify_all();
+}
+
+SnapshotCoordinator::WaitResult SnapshotCoordinator::wait_closed(uint64_t window_id, std::stop_token stop,
+                                                                 std::chrono::milliseconds low_timeout) {
+  std::unique_lock lock(mutex_);
+  const auto low_deadline = std::chrono::steady_clock::now() + low_timeout;
+  for (;;) {
+    if (!window_ || window_->id != window_id || window_->closed) return WaitResult::Closed;
+    if (stop.stop_requested()) return WaitResult::Stopped;
+    if (!window_->low_seen && std::chrono::steady_clock::now() >= low_deadline) return WaitResult::LowWatermarkMissing;
+    const uint64_t seen = generation_;
+    changed_.wait_for(lock, stop, std::chrono::milliseconds(100), [&] { return generation_ != seen; });
+  }
+}
+
+void SnapshotCoordinator::wait_for_change(std::stop_token stop, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const uint64_t seen = generation_;
+  changed_.wait_for(lock, stop, timeout, [&] { return generation_ != seen; });
+}
+
+}  // namespace tidemark::snapshot

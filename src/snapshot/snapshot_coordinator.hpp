@@ -1,0 +1,92 @@
+#pragma once
+// The meeting point of the chunk worker (its own thread and connection) and the merge stage (in the
+// publisher thread, where log order is fixed). It owns the snapshot state and the one open watermark window,
+// behind one mutex; the worker waits on it for the merge stage to close the window.
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "snapshot/snapshot_state.hpp"
+
+namespace tidemark::snapshot {
+
+// One chunk between its low and high watermark.
+struct Window {
+  uint64_t id = 0;
+  TableId table;
+  std::vector<std::string> key_names;  // the chunk key, matched by name in the log's events
+  std::string low;                     // the watermark marks (fresh UUIDs)
+  std::string high;
+  // Filled by the merge stage:
+  bool low_seen = false;
+  bool poisoned = false;  // an event in the window on this table whose key could not be known: redo the chunk
+  std::unordered_set<std::string> touched;  // encoded keys changed between the watermarks
+  // Filled by the worker before it writes the high watermark:
+  bool rows_ready = false;
+  TableSchemaPtr schema;   // the layout the chunk was read with
+  std::vector<Row> rows;
+  KeyText last_key;
+  bool table_finished = false;  // the chunk was the table's last (fewer rows than asked for)
+  // Set when the merge stage is done with it (or the worker gave it up):
+  bool closed = false;
+};
+
+class SnapshotCoordinator {
+ public:
+  explicit SnapshotCoordinator(SnapshotState initial);
+
+  // ---- state ----
+  SnapshotState state() const;
+  // Applies `change` to the state under the lock (and wakes the worker).
+  template <typename F>
+  void update(F&& change) {
+    {
+      const std::lock_guard lock(mutex_);
+      change(state_);
+      stamp_.reset();
+      ++generation_;
+    }
+    changed_.notify_all();
+  }
+  // The state serialized, shared by every position stamped until the next change.
+  std::shared_ptr<const std::string> stamp();
+
+  // ---- window, worker side ----
+  void open_window(Window window);
+  // Hands the chunk over; must happen before the high watermark is written.
+  void attach_rows(uint64_t window_id, TableSchemaPtr schema, std::vector<Row> rows, KeyText last_key, bool finished);
+  void cancel_window(uint64_t window_id);  // the chunk failed: later marks of this window are ignored
+  enum class WaitResult { Closed, LowWatermarkMissing, Stopped };
+  // Waits until the merge stage closed the window. LowWatermarkMissing when the low watermark has not come
+  // through the log within `low_timeout` (the watermark table is not captured).
+  WaitResult wait_closed(uint64_t window_id, std::stop_token stop, std::chrono::milliseconds low_timeout);
+  // Sleeps until the state changes, `stop`, or `timeout`.
+  void wait_for_change(std::stop_token stop, std::chrono::milliseconds timeout);
+
+  // ---- window, merge-stage side (publisher thread) ----
+  // Runs `f(Window&)` on the open window when there is one; returns what f returned, or false.
+  template <typename F>
+  bool with_window(F&& f) {
+    const std::lock_guard lock(mutex_);
+    if (!window_ || window_->closed) return false;
+    return f(*window_);
+  }
+  // Closes the open window (after the high watermark, or when a stop signal dropped its table).
+  void close_window();
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable_any changed_;
+  SnapshotState state_;
+  std::shared_ptr<const std::string> stamp_;
+  std::optional<Window> window_;
+  uint64_t generation_ = 0;  // bumped on every change the worker may wait for
+};
+
+}  // namespace tidemark::snapshot
