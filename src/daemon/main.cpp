@@ -11,6 +11,7 @@
 #include "daemon/binlog_dump_command.hpp"
 #include "daemon/checks.hpp"
 #include "daemon/daemon.hpp"
+#include "daemon/snapshot_commands.hpp"
 #include "tidemark/version.hpp"
 
 namespace {
@@ -48,6 +49,20 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "Validate the configuration and check the environment");
   check->add_option("-c,--config", config_path, "YAML configuration file")->required();
 
+  tidemark::SnapshotCommandOptions snapshot_options;
+  CLI::App* snapshot = app.add_subcommand("snapshot", "Ask the running daemon for a snapshot (writes a signal row)");
+  snapshot->add_option("-c,--config", config_path, "YAML configuration file")->required();
+  snapshot->add_option("-t,--table", snapshot_options.tables, "Table to snapshot (repeatable): schema.table or db.table");
+  snapshot->add_option("--where", snapshot_options.where, "Only rows matching this SQL condition");
+  snapshot->add_option("--chunk-size", snapshot_options.chunk_size, "Rows per chunk")->check(CLI::PositiveNumber);
+  snapshot->add_option("--after", snapshot_options.after, "Key range: keys greater than this (one value per key column)");
+  snapshot->add_option("--upto", snapshot_options.upto, "Key range: keys up to and including this");
+  snapshot->add_flag("--pause", snapshot_options.pause, "Pause reading chunks (the log keeps streaming)");
+  snapshot->add_flag("--resume", snapshot_options.resume, "Resume reading chunks");
+  snapshot->add_flag("--stop", snapshot_options.stop, "Drop the queued and running snapshots (or, with --table, that table's)");
+  CLI::App* status = app.add_subcommand("status", "Print the committed position and the snapshot progress");
+  status->add_option("-c,--config", config_path, "YAML configuration file")->required();
+
   CLI::App* reference = app.add_subcommand("config-reference", "Print every configuration key as Markdown");
 
   tidemark::BinlogDumpOptions dump_options;
@@ -78,6 +93,8 @@ int main(int argc, char** argv) {
     return problems.empty() ? 0 : 1;
   }
   if (!config) return tidemark::kExitStartupError;
+  if (snapshot->parsed()) return tidemark::run_snapshot_command(*config, snapshot_options, std::cout, std::cerr);
+  if (status->parsed()) return tidemark::run_status_command(*config, std::cout, std::cerr);
   tidemark::DaemonOptions options{config_path, log_level.empty() ? std::nullopt : std::optional(log_level)};
   return tidemark::run_daemon(options, *config);
 }
