@@ -43,6 +43,9 @@ enum class SnapshotMarker { No, Yes, Last, Incremental };
 // only stores it and hands it back. Positions of one source are totally ordered by log order, which is
 // the order in which the source emits them.
 struct SourcePosition {
+  SourcePosition() = default;
+  SourcePosition(std::string position_token) : token(std::move(position_token)) {}  // NOLINT: reads as a value
+
   std::string token;
   // The snapshot state (serialized JSON) as of this position, stamped by the snapshot merge stage; persisted
   // with the position so that both move together. Null when snapshots are off. Not part of the identity.

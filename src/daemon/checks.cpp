@@ -33,7 +33,9 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
 
   // With snapshots on, the watermark and signal tables must exist (or be creatable) and be captured.
   const Config source_config = snapshot::with_control_tables(config);
-  if (snapshot::snapshots_enabled(config)) {
+  if (auto problem = snapshot::control_tables_problem(config)) {
+    problems.push_back(*problem);
+  } else if (snapshot::snapshots_enabled(config)) {
     const auto reader = snapshot::make_snapshot_reader(source_config);
     if (auto error = reader->connect()) {
       problems.push_back("snapshot connection: " + *error);

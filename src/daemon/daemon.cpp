@@ -173,6 +173,10 @@ class Pipeline {
   // Restores the snapshot state, prepares the watermark and signal tables, and sets up the merge stage and
   // the chunk worker (whose thread starts with the source's).
   bool start_snapshots(const Config& source_config) {
+    if (auto problem = snapshot::control_tables_problem(config_)) {
+      spdlog::error("{}", *problem);
+      return false;
+    }
     snapshot::SnapshotState state;
     if (state_extensions_.contains("snapshot")) {
       auto restored = snapshot::snapshot_state_from_json(state_extensions_["snapshot"]);

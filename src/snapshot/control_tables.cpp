@@ -25,6 +25,17 @@ ControlTables control_tables(const Config& config) {
   return ControlTables{resolve(config, config.snapshot.watermark_table), resolve(config, config.snapshot.signal_table)};
 }
 
+std::optional<std::string> control_tables_problem(const Config& config) {
+  if (!snapshots_enabled(config) || config.source.type != "mysql" || !config.source.database.empty()) return std::nullopt;
+  for (const std::string* name : {&config.snapshot.watermark_table, &config.snapshot.signal_table}) {
+    if (name->find('.') == std::string::npos)
+      return "snapshot." + std::string(name == &config.snapshot.watermark_table ? "watermark_table" : "signal_table") +
+             " '" + *name + "' names no database: set source.database (where the signal and watermark tables live), "
+             "or write it as database.table, or set snapshot.enabled: false";
+  }
+  return std::nullopt;
+}
+
 Config with_control_tables(Config config) {
   if (!snapshots_enabled(config)) return config;
   const ControlTables tables = control_tables(config);

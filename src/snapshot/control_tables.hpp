@@ -3,6 +3,7 @@
 // pipeline, updated around each chunk) and the signal table (rows inserted by users). Their changes are
 // captured like any table's, consumed by the merge stage and never published.
 
+#include <optional>
 #include <string>
 
 #include "config/config.hpp"
@@ -21,6 +22,9 @@ bool snapshots_enabled(const Config& config);
 // Resolves snapshot.watermark_table / signal_table: an unqualified name lives in schema public (postgres)
 // or in source.database (mysql).
 ControlTables control_tables(const Config& config);
+
+// Why the control tables cannot be named (mysql: an unqualified name without source.database), if so.
+std::optional<std::string> control_tables_problem(const Config& config);
 
 // `config` with the control tables added to source.tables, so that the source captures their changes and
 // the PostgreSQL publication must contain them.

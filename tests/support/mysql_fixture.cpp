@@ -35,10 +35,10 @@ void MySqlFixture::write_config(const std::vector<std::string>& tables, const My
   std::string server_id = options.server_id;
   if (server_id.empty()) server_id = std::to_string(10000 + (std::hash<std::string>{}(suffix) % 100000));
   std::string yaml = "source:\n  type: mysql\n  host: " + db.host + "\n  port: " + db.port + "\n  user: " + db.user +
-                     "\n  password: " + db.password + "\n  tables:\n";
+                     "\n  password: " + db.password + "\n  database: " + db.database + "\n  tables:\n";
   for (const auto& t : tables) yaml += "    - " + db.database + "." + t + "\n";
   yaml += "  mysql:\n    server_id: " + server_id + "\n";
-  daemon.write_config(options.sink_yaml, "info", yaml + options.extra_yaml);
+  daemon.write_config(options.sink_yaml, "info", yaml + options.snapshot_yaml + options.extra_yaml);
 }
 
 bool MySqlFixture::start_and_wait_until_streaming() {

@@ -16,6 +16,8 @@ struct MySqlConfigOptions {
   std::string sink_yaml{};   // empty: the real Kafka broker
   std::string extra_yaml{};  // appended at top level
   std::string server_id{};   // empty: one derived from the fixture
+  // The snapshot section: tests that do not test snapshots take none on first start.
+  std::string snapshot_yaml{"snapshot:\n  initial: never\n"};
 };
 
 struct MySqlFixture {

@@ -40,7 +40,7 @@ void PgFixture::write_config(const std::vector<std::string>& tables, const PgCon
   yaml += "  postgres:\n    slot: " + slot + "\n    publication: " + slot +
           "\n    create_publication: " + (options.create_publication ? "true" : "false") +
           "\n    status_interval_ms: 1000\n";
-  daemon.write_config(options.sink_yaml, "info", yaml + options.extra_yaml);
+  daemon.write_config(options.sink_yaml, "info", yaml + options.snapshot_yaml + options.extra_yaml);
 }
 
 bool PgFixture::slot_active() const {

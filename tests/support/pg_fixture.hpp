@@ -19,6 +19,8 @@ struct PgConfigOptions {
   std::string sink_yaml{};   // empty: the real Kafka broker (`bootstrap`)
   std::string extra_yaml{};  // appended at top level, e.g. "queue:\n  max_events: 100\n"
   bool create_publication = true;
+  // The snapshot section: tests that do not test snapshots take none on first start.
+  std::string snapshot_yaml{"snapshot:\n  initial: never\n"};
 };
 
 struct PgFixture {

@@ -1,0 +1,243 @@
+// The source-neutral snapshot parts: signal parsing (both data shapes), the persisted state, key
+// equality, and the merge stage's window rules, driven with events as the sources produce them.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "snapshot/key_codec.hpp"
+#include "snapshot/signal.hpp"
+#include "snapshot/snapshot_coordinator.hpp"
+#include "snapshot/snapshot_merger.hpp"
+#include "snapshot/snapshot_state.hpp"
+
+namespace tidemark::snapshot {
+namespace {
+
+TEST(SnapshotSignal, TidemarkShapeWithWhereRangeAndChunkSize) {
+  auto s = parse_signal("s1", "execute-snapshot",
+                        R"({"tables": ["public.a", {"table": "public.b", "where": "x > 5", "after": [10], "upto": ["20"]}],
+                            "chunk_size": 50})");
+  ASSERT_TRUE(s.ok()) << s.error;
+  ASSERT_EQ(s.value->tables.size(), 2u);
+  EXPECT_EQ(s.value->tables[0].table, "public.a");
+  EXPECT_EQ(s.value->tables[0].chunk_size, 50);
+  EXPECT_EQ(s.value->tables[1].where, "x > 5");
+  EXPECT_EQ(s.value->tables[1].after, (KeyText{std::string("10")}));
+  EXPECT_EQ(s.value->tables[1].upto, (KeyText{std::string("20")}));
+  EXPECT_EQ(s.value->tables[1].signal_id, "s1");
+}
+
+TEST(SnapshotSignal, DebeziumShapeWithAdditionalConditions) {
+  auto s = parse_signal("d1", "execute-snapshot",
+                        R"({"data-collections": ["inv.orders", "inv.items"], "type": "INCREMENTAL",
+                            "additional-conditions": [{"data-collection": "inv.items", "filter": "color = 'blue'"}]})");
+  ASSERT_TRUE(s.ok()) << s.error;
+  ASSERT_EQ(s.value->tables.size(), 2u);
+  EXPECT_EQ(s.value->tables[0].where, "");
+  EXPECT_EQ(s.value->tables[1].where, "color = 'blue'");
+}
+
+TEST(SnapshotSignal, ErrorsNameTheProblem) {
+  EXPECT_NE(parse_signal("e", "execute-snapshot", "{}").error.find("\"tables\""), std::string::npos);
+  EXPECT_NE(parse_signal("e", "execute-snapshot", "not json").error.find("not a JSON object"), std::string::npos);
+  EXPECT_NE(parse_signal("e", "explode", "{}").error.find("unknown type"), std::string::npos);
+  EXPECT_NE(parse_signal("e", "execute-snapshot", R"({"data-collections": ["a"], "type": "blocking"})").error.find("incremental"),
+            std::string::npos);
+  EXPECT_TRUE(parse_signal("p", "pause-snapshot", "").ok());
+  auto stop = parse_signal("s", "stop-snapshot", R"({"data-collections": ["a.b"]})");
+  ASSERT_TRUE(stop.ok());
+  EXPECT_EQ(stop.value->tables.size(), 1u);
+}
+
+TEST(SnapshotStateJson, RoundTripsEveryField) {
+  SnapshotState s;
+  TableRequest r;
+  r.table = "public.t";
+  r.where = "a = 1";
+  r.after = KeyText{std::string("1"), std::nullopt};
+  r.chunk_size = 7;
+  r.signal_id = "x";
+  s.queue.push_back(r);
+  TableProgress p;
+  p.request = r;
+  p.last_key = KeyText{std::string("5"), std::string("b")};
+  p.max_key = KeyText{std::string("9"), std::string("z")};
+  p.first_key = KeyText{std::string("1"), std::string("a")};
+  p.rows = 12;
+  p.chunks = 2;
+  p.started_ms = 1234;
+  s.current = p;
+  s.paused = true;
+  s.remember_signal("x");
+  s.tables_done = 3;
+  s.rows_done = 99;
+  s.last_error = "nope";
+  auto back = snapshot_state_from_json(nlohmann::json::parse(to_json(s).dump()));
+  ASSERT_TRUE(back.ok()) << back.error;
+  EXPECT_EQ(*back.value, s);
+  EXPECT_FALSE(snapshot_state_from_json(nlohmann::json::parse(R"({"current": {"rows": 1}})")).ok());
+}
+
+TEST(SnapshotKeyCodec, EqualExactlyWhenValuesAreEqual) {
+  auto enc = [](const Row& row) {
+    std::string out;
+    EXPECT_TRUE(encode_key(row, {0, 1}, out));
+    return out;
+  };
+  EXPECT_EQ(enc({Value(int64_t{1}), Value(std::string("ab"))}), enc({Value(int64_t{1}), Value(std::string("ab"))}));
+  EXPECT_NE(enc({Value(std::string("ab")), Value(std::string("c"))}), enc({Value(std::string("a")), Value(std::string("bc"))}));
+  EXPECT_NE(enc({Value(int64_t{1}), Value(std::string("abc"))}), enc({Value(int64_t{1}), Value(std::string("ABC"))}));
+  EXPECT_NE(enc({Value(int64_t{1}), Value(Null{})}), enc({Value(int64_t{1}), Value(std::string())}));
+  EXPECT_NE(enc({Value(int64_t{1}), Value(uint64_t{1})}), enc({Value(int64_t{1}), Value(int64_t{1})}));
+  std::string out;
+  EXPECT_FALSE(encode_key({Value(int64_t{1}), Value(Unavailable{})}, {0, 1}, out));
+}
+
+// ---- merge stage ----
+
+TableSchemaPtr schema_of(TableId id, std::vector<std::string> columns, std::vector<size_t> key) {
+  auto s = std::make_shared<TableSchema>();
+  s->id = std::move(id);
+  s->columns = std::move(columns);
+  s->key_columns = std::move(key);
+  return s;
+}
+
+class MergeStage : public testing::Test {
+ protected:
+  const TableId items{"db", "public", "items"};
+  const ControlTables control{{"db", "public", "tidemark_watermark"}, {"db", "public", "tidemark_signal"}};
+  TableSchemaPtr items_schema = schema_of(items, {"id", "v"}, {0});
+  TableSchemaPtr mark_schema = schema_of(control.watermark, {"pipeline", "mark"}, {0});
+  TableSchemaPtr signal_schema = schema_of(control.signal, {"id", "type", "data", "created"}, {0});
+  SnapshotCoordinator coordinator{SnapshotState{}};
+  SnapshotMerger merger{"p1", control, coordinator};
+  std::vector<StreamItem> out;
+  int position = 0;
+
+  SnapshotMerger::Emit emit() {
+    return [this](const StreamItem& item) {
+      out.push_back(item);
+      return true;
+    };
+  }
+  ChangeEvent event(TableSchemaPtr schema, Op op, std::optional<Row> before, std::optional<Row> after) {
+    ChangeEvent e;
+    e.table = std::move(schema);
+    e.op = op;
+    e.before = std::move(before);
+    e.after = std::move(after);
+    e.source.connector = ConnectorKind::MySql;
+    e.resume_position = SourcePosition{"pos" + std::to_string(++position)};
+    return e;
+  }
+  void feed(ChangeEvent e) {
+    StreamItem item(std::move(e));
+    ASSERT_TRUE(merger.process(item, emit()));
+  }
+  void mark(const std::string& pipeline, const std::string& m) {
+    feed(event(mark_schema, Op::Update, std::nullopt, Row{Value(pipeline), Value(m)}));
+  }
+  Row item(int64_t id, int64_t v) { return Row{Value(id), Value(v)}; }
+  // Starts a snapshot of `items` with the chunk rows 1..5 attached.
+  void open_chunk() {
+    coordinator.update([](SnapshotState& s) {
+      TableProgress p;
+      p.request.table = "public.items";
+      p.max_key = KeyText{std::string("100")};
+      s.current = p;
+    });
+    Window w;
+    w.id = 1;
+    w.table = items;
+    w.key_names = {"id"};
+    w.low = "L";
+    w.high = "H";
+    coordinator.open_window(std::move(w));
+    mark("p1", "L");
+    std::vector<Row> rows;
+    for (int64_t i = 1; i <= 5; ++i) rows.push_back(item(i, 0));
+    coordinator.attach_rows(1, items_schema, std::move(rows), KeyText{std::string("5")}, false);
+  }
+  std::vector<int64_t> read_ids() const {
+    std::vector<int64_t> ids;
+    for (const auto& i : out)
+      if (const auto* e = std::get_if<ChangeEvent>(&i); e && e->op == Op::Read) ids.push_back(std::get<int64_t>((*e->after)[0].v));
+    return ids;
+  }
+};
+
+TEST_F(MergeStage, DropsRowsTouchedBetweenTheWatermarksAndEmitsTheRestAtTheHighWatermark) {
+  feed(event(items_schema, Op::Update, item(1, 0), item(1, 1)));  // before the window: passes, not recorded
+  open_chunk();
+  feed(event(items_schema, Op::Update, item(2, 0), item(2, 1)));
+  feed(event(items_schema, Op::Delete, item(3, 0), std::nullopt));
+  feed(event(items_schema, Op::Update, item(4, 0), item(40, 1)));  // key change: both sides
+  mark("other-pipeline", "H");                                     // not ours
+  EXPECT_TRUE(read_ids().empty());
+  mark("p1", "H");
+  EXPECT_EQ(read_ids(), (std::vector<int64_t>{1, 5}));
+  // Watermark rows are consumed; their positions go on as checkpoints, stamped with the new state.
+  size_t published_events = 0;
+  for (const auto& i : out)
+    if (const auto* e = std::get_if<ChangeEvent>(&i)) {
+      EXPECT_NE(e->table->id, control.watermark);
+      if (e->op != Op::Read) ++published_events;
+    }
+  EXPECT_EQ(published_events, 4u);
+  const auto* last = std::get_if<Checkpoint>(&out.back());
+  ASSERT_NE(last, nullptr);
+  ASSERT_NE(last->position.snapshot_state, nullptr);
+  auto state = snapshot_state_from_json(nlohmann::json::parse(*last->position.snapshot_state));
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state.value->current->last_key, (KeyText{std::string("5")}));
+  EXPECT_EQ(state.value->current->rows, 2u);
+}
+
+TEST_F(MergeStage, ReadRowsComeBeforeAnyLaterLogEvent) {
+  open_chunk();
+  mark("p1", "H");
+  feed(event(items_schema, Op::Update, item(1, 0), item(1, 1)));
+  ASSERT_GE(out.size(), 2u);
+  const auto* after_last = std::get_if<ChangeEvent>(&out.back());
+  ASSERT_NE(after_last, nullptr);
+  EXPECT_EQ(after_last->op, Op::Update);
+  EXPECT_EQ(read_ids().size(), 5u);
+}
+
+TEST_F(MergeStage, AnEventWhoseKeyIsUnknownMakesTheChunkBeReadAgain) {
+  open_chunk();
+  feed(event(items_schema, Op::Update, Row{Value(Unavailable{}), Value(int64_t{1})}, item(9, 1)));
+  mark("p1", "H");
+  EXPECT_TRUE(read_ids().empty());
+  EXPECT_FALSE(coordinator.state().current->last_key.has_value()) << "the chunk is redone from the same key";
+}
+
+TEST_F(MergeStage, SignalsAreConsumedOnceAndChangeTheState) {
+  auto signal = [&](const std::string& id, const std::string& type, const std::string& data) {
+    feed(event(signal_schema, Op::Create, std::nullopt, Row{Value(id), Value(type), Value(data), Value(Null{})}));
+  };
+  signal("a", "execute-snapshot", R"({"tables": ["public.items"]})");
+  signal("a", "execute-snapshot", R"({"tables": ["public.items"]})");  // replayed after a restart
+  EXPECT_EQ(coordinator.state().queue.size(), 1u);
+  signal("b", "pause-snapshot", "");
+  EXPECT_TRUE(coordinator.state().paused);
+  signal("c", "resume-snapshot", "");
+  EXPECT_FALSE(coordinator.state().paused);
+  signal("d", "stop-snapshot", "{}");
+  EXPECT_TRUE(coordinator.state().idle());
+  signal("e", "execute-snapshot", "{]");
+  EXPECT_NE(coordinator.state().last_error.find("signal e"), std::string::npos);
+  for (const auto& i : out) EXPECT_TRUE(std::holds_alternative<Checkpoint>(i)) << "signal rows are not published";
+}
+
+TEST_F(MergeStage, AStopSignalInsideTheWindowDropsTheChunk) {
+  open_chunk();
+  feed(event(signal_schema, Op::Create, std::nullopt, Row{Value(std::string("s")), Value(std::string("stop-snapshot")), Value(std::string("{}")), Value(Null{})}));
+  mark("p1", "H");
+  EXPECT_TRUE(read_ids().empty());
+}
+
+}  // namespace
+}  // namespace tidemark::snapshot
