@@ -1,0 +1,82 @@
+#pragma once
+// The PostgreSQL side of DBLog snapshots (snapshot/snapshot_reader.hpp): an ordinary libpq connection that
+// writes watermarks and signals and reads chunks. The connection pins the same session settings as the
+// replication connection, and values are parsed by the log decoder's own text parser with the column types
+// from the catalog, so a chunk row equals, Value for Value, the row pgoutput delivers for the same stored row.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "snapshot/snapshot_reader.hpp"
+#include "source/postgres/pg_connection.hpp"
+#include "source/postgres/pg_value_parser.hpp"
+
+namespace tidemark::pg {
+
+class PgSnapshotReader final : public snapshot::SnapshotReader {
+ public:
+  explicit PgSnapshotReader(const Config& config);
+
+  std::optional<std::string> connect() override;
+  std::vector<std::string> prepare(bool create) override;
+  snapshot::Fallible<std::vector<TableId>> captured_tables() override;
+  // Columns: exactly what pgoutput sends (attnum order, no dropped or generated columns, the publication's
+  // column list if it has one). key_columns list the chunk key's columns in the order the log's schema lists
+  // them (relation_cache: column order, key order under REPLICA IDENTITY FULL), so that snapshot records get
+  // the same Kafka key as log records; key_names are in chunk key order (the ORDER BY).
+  snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
+                                                     const std::vector<std::string>& surrogate_key) override;
+  snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
+                                                               const std::string& where) override;
+  std::optional<std::string> write_watermark(const std::string& mark) override;
+  snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
+  std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
+                                           const std::string& data) override;
+
+ private:
+  struct QualifiedName {
+    std::string schema;
+    std::string table;
+    std::string text() const { return schema + "." + table; }
+    std::string sql() const { return quote_identifier(schema) + "." + quote_identifier(table); }
+  };
+
+  // One column as pgoutput describes it (the Relation message's type OID and typmod).
+  struct Column {
+    std::string name;
+    uint32_t type_oid = 0;
+    int32_t typmod = -1;
+    std::string cast_type;  // format_type without typmod: the cast of a key bound
+    bool not_null = false;
+  };
+
+  // The relation's OID and replica identity, or nullopt (with `error`) when there is no such table.
+  struct Relation {
+    uint32_t oid = 0;
+    char replica_identity = 'd';
+  };
+
+  static QualifiedName split(const std::string& name);
+  std::optional<std::string> not_connected() const;
+  std::optional<Relation> find_relation(const QualifiedName& name, std::string& error);
+  std::optional<std::vector<Column>> load_columns(uint32_t relation_oid, std::string& error);
+  // The layout's columns with their current catalog types, in the layout's order.
+  std::optional<std::vector<Column>> layout_columns(const snapshot::TableLayout& layout, std::string& error);
+  void register_type(uint32_t oid, int depth = 0);
+  bool is_own_table(const QualifiedName& name) const;
+  void check_table(const QualifiedName& name, const std::string& what, const std::string& ddl,
+                   const std::vector<std::string>& needed_columns, const std::string& privileges, bool create,
+                   std::vector<std::string>& problems);
+  std::string grant_sql(const QualifiedName& name, const std::string& privileges) const;
+
+  Config config_;
+  std::string application_name_;
+  QualifiedName watermark_;
+  QualifiedName signal_;
+  std::optional<Connection> conn_;
+  PgTypeRegistry types_;  // enums, domains and arrays of those, registered as pgoutput's Type messages would be
+};
+
+}  // namespace tidemark::pg
