@@ -51,7 +51,7 @@ struct FoldSummary {
   size_t records = 0;
   size_t reads = 0;     // op r (snapshot rows)
   size_t changes = 0;   // c, u, d
-  size_t replays = 0;   // records that repeat a (key, version) delivered before
+  size_t replays = 0;   // change records that repeat a (key, version) delivered before
 };
 
 // Folds the records of one topic by key and checks it against `expected` (id -> version): equal contents,
