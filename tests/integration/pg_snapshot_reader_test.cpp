@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -86,7 +88,11 @@ struct SnapshotFixture {
   std::string suffix = unique_suffix();
   std::vector<std::string> drops;  // statements run (as superuser) at the end, in reverse order
 
+  // The slot and the publication go first, then `drops` in reverse order (tables before their types).
   ~SnapshotFixture() {
+    drops.push_back("SET client_min_messages = warning; DROP PUBLICATION IF EXISTS " + slot());
+    drops.push_back("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot() +
+                    "' AND NOT active");
     for (auto it = drops.rbegin(); it != drops.rend(); ++it) {
       try {
         pg_exec(admin, *it);
@@ -363,17 +369,98 @@ TEST(PgSnapshotReader, MaxKeyWithAndWithoutRowsAndRefusingNullKeys) {
   EXPECT_FALSE(no_match.value->has_value());
 }
 
+// What PostgresSource decoded for a table: its schema and the newest image of each row, by the row's id.
+struct Logged {
+  TableSchemaPtr schema;
+  std::map<int64_t, Row> newest;
+};
+
+// Runs PostgresSource, calls `write` once it streams, collects `count` inserts and updates, stops it and
+// drops its slot: what pgoutput delivers for the rows `write` stores.
+std::map<std::string, Logged> capture_log(SnapshotFixture& f, const Config& config, const std::function<void()>& write,
+                                          size_t count) {
+  std::map<std::string, Logged> logged;
+  pg::PostgresSource source(config);
+  EventQueue queue(100000, size_t{1} << 30, [](const StreamItem& item) { return approximate_bytes(item); });
+  SourceOutcome outcome;
+  size_t changes = 0;
+  const std::string slot_active = "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + f.slot() + "' AND active";
+  {
+    std::jthread runner([&](std::stop_token stop) { outcome = source.run(std::nullopt, queue, stop); });
+    const auto slot_deadline = std::chrono::steady_clock::now() + 30s;
+    while (pg_query(f.admin, slot_active).empty() && std::chrono::steady_clock::now() < slot_deadline)
+      std::this_thread::sleep_for(100ms);
+    if (pg_query(f.admin, slot_active).empty()) {
+      ADD_FAILURE() << "the source never streamed";
+      return logged;
+    }
+    write();
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    std::vector<StreamItem> items;
+    while (changes < count && std::chrono::steady_clock::now() < deadline) {
+      items.clear();
+      queue.pop_batch(items, 100, 100ms);
+      for (const auto& item : items) {
+        const auto* e = std::get_if<ChangeEvent>(&item);
+        if (!e || !e->after) continue;
+        Logged& table = logged[e->table->id.table];
+        table.schema = e->table;
+        const auto id = std::find(e->table->columns.begin(), e->table->columns.end(), "id") - e->table->columns.begin();
+        table.newest[std::get<int64_t>((*e->after)[static_cast<size_t>(id)].v)] = *e->after;
+        ++changes;
+      }
+    }
+  }
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_EQ(changes, count);
+  // The walsender may hold the slot a moment after the source's connection closed.
+  const auto release_deadline = std::chrono::steady_clock::now() + 10s;
+  while (!pg_query(f.admin, slot_active).empty() && std::chrono::steady_clock::now() < release_deadline)
+    std::this_thread::sleep_for(100ms);
+  pg_exec(f.admin, "SELECT pg_drop_replication_slot('" + f.slot() + "')");
+  return logged;
+}
+
+// Describes `table` and reads it in one chunk: the schema and every row must equal the log's, the rows in key
+// order `ids`, with the chunk key `key_names`.
+void expect_chunk_equals_log(PgSnapshotReader& reader, const std::string& table, const Logged& log,
+                             const std::vector<std::string>& key_names, const std::vector<int64_t>& ids) {
+  SCOPED_TRACE(table);
+  ASSERT_TRUE(log.schema) << "the log delivered nothing";
+  const auto described = reader.describe(table, {});
+  ASSERT_TRUE(described.ok()) << described.error;
+  const TableLayout& layout = *described.value;
+  EXPECT_EQ(layout.schema->id, log.schema->id);
+  EXPECT_EQ(layout.schema->columns, log.schema->columns) << "exactly the columns pgoutput sends";
+  EXPECT_EQ(layout.schema->key_columns, log.schema->key_columns) << "the same Kafka key as the log's records";
+  EXPECT_EQ(layout.key_names, key_names);
+
+  const auto chunk = reader.read_chunk(ChunkQuery{&layout, "", std::nullopt, std::nullopt, 100});
+  ASSERT_TRUE(chunk.ok()) << chunk.error;
+  ASSERT_EQ(chunk.value->rows.size(), ids.size());
+  for (size_t r = 0; r < ids.size(); ++r) {
+    const Row& selected = chunk.value->rows[r];
+    ASSERT_TRUE(log.newest.count(ids[r])) << "id " << ids[r];
+    const Row& logged = log.newest.at(ids[r]);
+    ASSERT_EQ(selected.size(), logged.size());
+    for (size_t c = 0; c < selected.size(); ++c) {
+      EXPECT_TRUE(same(selected[c], logged[c])) << "id " << ids[r] << " column " << layout.schema->columns[c]
+                                                << ": SELECT " << show(selected[c]) << ", log " << show(logged[c]);
+      // operator== itself wherever no NaN is involved.
+      const auto* d = std::get_if<double>(&logged[c].v);
+      if (!(d && std::isnan(*d))) {
+        EXPECT_TRUE(selected[c] == logged[c]) << "id " << ids[r] << " column " << layout.schema->columns[c];
+      }
+    }
+  }
+}
+
 // The oracle: PostgresSource decodes pgoutput's rows; the chunk SELECT must give exactly the same values.
 TEST(PgSnapshotReader, ChunkRowsEqualTheRowsPgoutputDeliversValueForValue) {
   SnapshotFixture f;
   const std::string mood = "mood_" + f.suffix, posint = "posint_" + f.suffix;
+  f.drops.push_back("DROP TYPE IF EXISTS " + mood + ", " + posint);  // after the table's drop
   const std::string t = f.table("types");
-  f.drops.push_back("DROP PUBLICATION IF EXISTS " + f.slot());
-  f.drops.push_back("DROP TYPE IF EXISTS " + mood + ", " + posint);  // runs after the table's drop
-  std::swap(f.drops[0], f.drops[2]);  // cleanup runs in reverse: slot, table, publication, types
-  const std::string drop_slot = "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" +
-                                f.slot() + "' AND NOT active";
-  f.drops.push_back(drop_slot);
   pg_exec(f.pg, "CREATE TYPE " + mood + " AS ENUM ('sad', 'ok', 'happy'); CREATE DOMAIN " + posint +
                     " AS int CHECK (VALUE > 0)");
   // The key's order (k, id) differs from the column order (id, ..., k).
@@ -382,94 +469,60 @@ TEST(PgSnapshotReader, ChunkRowsEqualTheRowsPgoutputDeliversValueForValue) {
                 "c_timetz timetz, c_ts timestamp, c_tstz timestamptz, c_interval interval, c_json json, c_jsonb jsonb, "
                 "c_uuid uuid, c_f4 float4, c_f8 float8, c_intarr int[], c_textarr text[], c_mood " + mood + ", c_moodarr " +
                 mood + "[], c_dom " + posint + ", c_money money, c_inet inet, c_gone int, c_gen int GENERATED ALWAYS AS "
-                "(c_int2 * 2) STORED, k text, PRIMARY KEY (k, id));"
+                "(c_int2 * 2) STORED, c_f8arr float8[], k text, PRIMARY KEY (k, id));"
                 "ALTER TABLE " + t + " DROP COLUMN c_gone");
 
-  Config config = f.config();
-  pg::PostgresSource source(config);
-  EventQueue queue(100000, size_t{1} << 30, [](const StreamItem& item) { return approximate_bytes(item); });
-  SourceOutcome outcome;
-  std::jthread runner([&](std::stop_token stop) { outcome = source.run(std::nullopt, queue, stop); });
-  const std::string slot_active = "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + f.slot() + "' AND active";
-  const auto slot_deadline = std::chrono::steady_clock::now() + 30s;
-  while (pg_query(f.admin, slot_active).empty() && std::chrono::steady_clock::now() < slot_deadline)
-    std::this_thread::sleep_for(100ms);
-  ASSERT_FALSE(pg_query(f.admin, slot_active).empty()) << "the source never streamed: " << outcome.error;
-
+  const Config config = f.config();
   const std::string columns = "(id, c_int2, c_int4, c_int8, c_num, c_numfree, c_text, c_varchar, c_bpchar, c_bool, c_bytea, "
                               "c_date, c_time, c_timetz, c_ts, c_tstz, c_interval, c_json, c_jsonb, c_uuid, c_f4, c_f8, "
-                              "c_intarr, c_textarr, c_mood, c_moodarr, c_dom, c_money, c_inet, k)";
-  pg_exec(f.pg, "INSERT INTO " + t + " " + columns + " VALUES "
-                "(1, 12, 123456, 1234567890123, 12345.678901, 3.14159265358979323846264338327950288, 'plain', 'var', 'ab', "
-                "true, '\\x00ff10', '2026-03-04', '13:14:15.123456', '13:14:15+02:30', '2026-03-04 05:06:07.5', "
-                "'2026-03-04 05:06:07.654321+01', '1 year 2 mons 3 days 04:05:06.789', '{\"b\": 1,  \"a\": [1, 2]}', "
-                "'{\"b\": 1,  \"a\": [1, 2]}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.1, 0.1, '{1,NULL,3}', "
-                "'{\"x\",NULL,\"y,z\",\"q\\\"uote\"}', 'happy', '{sad,happy}', 42, 1234.56, '192.168.0.1/24', 'b'),"
-                "(2, -32768, -2147483648, -9223372036854775808, 'NaN', '-0.000001', 'ünïcødé \\ ''q'' \t tab', '', '', "
-                "false, '', 'infinity', '00:00:00', '23:59:59.999999-12', '-infinity', 'infinity', '-1 days -00:00:01', "
-                "'[]', '{}', '00000000-0000-0000-0000-000000000000', 'NaN', '-Infinity', '{}', '{{\"a\",\"b\"},{\"c\",NULL}}', "
-                "'sad', '{}', 1, -0.01, '::1', 'a'),"
-                "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-                "NULL, NULL, 'Infinity', 1e308, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'c')");
-  pg_exec(f.pg, "UPDATE " + t + " SET c_text = 'updated', c_f8 = 5e-324, c_date = '0001-01-01 BC' WHERE id = 1");
-
-  // Insert 1, 2, 3, then the update of 1: the newest image of each row.
-  std::map<int64_t, Row> newest;
-  TableSchemaPtr log_schema;
-  size_t changes = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  std::vector<StreamItem> items;
-  while (changes < 4 && std::chrono::steady_clock::now() < deadline) {
-    items.clear();
-    queue.pop_batch(items, 100, 100ms);
-    for (const auto& item : items) {
-      const auto* e = std::get_if<ChangeEvent>(&item);
-      if (!e || e->table->id.table != t) continue;
-      ASSERT_TRUE(e->after.has_value());
-      log_schema = e->table;
-      newest[std::get<int64_t>((*e->after)[0].v)] = *e->after;
-      ++changes;
-    }
-  }
-  runner.request_stop();
-  runner.join();
-  EXPECT_TRUE(outcome.ok) << outcome.error;
-  ASSERT_EQ(changes, 4u);
-  // The walsender may hold the slot a moment after the source's connection closed.
-  const auto release_deadline = std::chrono::steady_clock::now() + 10s;
-  while (!pg_query(f.admin, slot_active).empty() && std::chrono::steady_clock::now() < release_deadline)
-    std::this_thread::sleep_for(100ms);
-  pg_exec(f.admin, drop_slot);
+                              "c_intarr, c_textarr, c_mood, c_moodarr, c_dom, c_money, c_inet, c_f8arr, k)";
+  auto logged = capture_log(f, config, [&] {
+    pg_exec(f.pg, "INSERT INTO " + t + " " + columns + " VALUES "
+                  "(1, 12, 123456, 1234567890123, 12345.678901, 3.14159265358979323846264338327950288, 'plain', 'var', 'ab', "
+                  "true, '\\x00ff10', '2026-03-04', '13:14:15.123456', '13:14:15+02:30', '2026-03-04 05:06:07.5', "
+                  "'2026-03-04 05:06:07.654321+01', '1 year 2 mons 3 days 04:05:06.789', '{\"b\": 1,  \"a\": [1, 2]}', "
+                  "'{\"b\": 1,  \"a\": [1, 2]}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.1, 0.1, '{1,NULL,3}', "
+                  "'{\"x\",NULL,\"y,z\",\"q\\\"uote\"}', 'happy', '{sad,happy}', 42, 1234.56, '192.168.0.1/24', "
+                  "'{1.5,-0.0,1e-300}', 'b'),"
+                  "(2, -32768, -2147483648, -9223372036854775808, 'NaN', '-0.000001', 'ünïcødé \\ ''q'' \t tab', '', '', "
+                  "false, '', 'infinity', '00:00:00', '23:59:59.999999-12', '-infinity', 'infinity', '-1 days -00:00:01', "
+                  "'[]', '{}', '00000000-0000-0000-0000-000000000000', 'NaN', '-Infinity', '{}', '{{\"a\",\"b\"},{\"c\",NULL}}', "
+                  "'sad', '{}', 1, -0.01, '::1', '{Infinity,-Infinity}', 'a'),"
+                  "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+                  "NULL, NULL, 'Infinity', 1e308, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'c')");
+    pg_exec(f.pg, "UPDATE " + t + " SET c_text = 'updated', c_f8 = 5e-324, c_date = '0001-01-01 BC' WHERE id = 1");
+  }, 4);  // inserts of 1, 2, 3, then the update of 1
 
   PgSnapshotReader reader(config);
   ASSERT_EQ(reader.connect(), std::nullopt);
-  const auto described = reader.describe(t, {});
-  ASSERT_TRUE(described.ok()) << described.error;
-  const TableLayout& layout = *described.value;
-  EXPECT_EQ(layout.schema->id, log_schema->id);
-  EXPECT_EQ(layout.schema->columns, log_schema->columns) << "the generated and the dropped column are not sent";
-  EXPECT_EQ(layout.schema->key_columns, log_schema->key_columns) << "the same Kafka key as the log's records";
-  EXPECT_EQ(layout.key_names, (std::vector<std::string>{"k", "id"}));
-
-  const auto chunk = reader.read_chunk(ChunkQuery{&layout, "", std::nullopt, std::nullopt, 10});
-  ASSERT_TRUE(chunk.ok()) << chunk.error;
-  ASSERT_EQ(chunk.value->rows.size(), 3u);
-  EXPECT_EQ(chunk.value->last_key, (KeyText{"c", "3"}));
   // Key order k = 'a', 'b', 'c' is id 2, 1, 3.
-  const std::vector<int64_t> ids = {2, 1, 3};
-  for (size_t r = 0; r < ids.size(); ++r) {
-    const Row& selected = chunk.value->rows[r];
-    const Row& logged = newest[ids[r]];
-    ASSERT_EQ(selected.size(), logged.size());
-    for (size_t c = 0; c < selected.size(); ++c)
-      EXPECT_TRUE(same(selected[c], logged[c])) << "id " << ids[r] << " column " << layout.schema->columns[c] << ": SELECT "
-                                            << show(selected[c]) << ", log " << show(logged[c]);
-    // operator== itself, wherever no NaN is involved (c_f4 of id 2 is NaN).
-    for (size_t c = 0; c < selected.size(); ++c)
-      if (!(ids[r] == 2 && layout.schema->columns[c] == "c_f4")) {
-        EXPECT_TRUE(selected[c] == logged[c]);
-      }
-  }
+  expect_chunk_equals_log(reader, t, logged[t], {"k", "id"}, {2, 1, 3});
+  const auto chunk = reader.read_chunk(ChunkQuery{nullptr, "", std::nullopt, std::nullopt, 10});
+  EXPECT_FALSE(chunk.ok());
+}
+
+// Key order under REPLICA IDENTITY FULL (the log keys by the primary key in key order), and a PostgreSQL 15
+// publication column list (pgoutput leaves the other columns out).
+TEST(PgSnapshotReader, KeyColumnsAndColumnsFollowTheLogUnderFullIdentityAndAColumnList) {
+  SnapshotFixture f;
+  const std::string full = f.table("full"), listed = f.table("listed");
+  pg_exec(f.pg, "CREATE TABLE " + full + " (id int, v text, k text, PRIMARY KEY (k, id));"
+                "ALTER TABLE " + full + " REPLICA IDENTITY FULL;"
+                "CREATE TABLE " + listed + " (id int PRIMARY KEY, a text, secret text, b int);"
+                "CREATE PUBLICATION " + f.slot() + " FOR TABLE " + full + ", " + listed + " (id, b, a)");
+  const Config config = f.config();
+  auto logged = capture_log(f, config, [&] {
+    pg_exec(f.pg, "INSERT INTO " + full + " VALUES (1, 'x', 'b'), (2, 'y', 'a'); UPDATE " + full +
+                      " SET v = 'z' WHERE id = 1; INSERT INTO " + listed + " VALUES (1, 'a', 's', 2), (2, NULL, 't', NULL)");
+  }, 5);
+
+  PgSnapshotReader reader(config);
+  ASSERT_EQ(reader.connect(), std::nullopt);
+  expect_chunk_equals_log(reader, full, logged[full], {"k", "id"}, {2, 1});
+  EXPECT_EQ(logged[full].schema ? logged[full].schema->key_columns : std::vector<size_t>{}, (std::vector<size_t>{2, 0}));
+  expect_chunk_equals_log(reader, listed, logged[listed], {"id"}, {1, 2});
+  EXPECT_EQ(logged[listed].schema ? logged[listed].schema->columns : std::vector<std::string>{},
+            (std::vector<std::string>{"id", "a", "b"}));
 }
 
 }  // namespace
