@@ -298,8 +298,6 @@ Fallible<TableLayout> PgSnapshotReader::describe(const std::string& requested,
       return Failed::failure("cannot snapshot " + name.text() + ": key column " + key + " is named twice");
     schema->key_columns.push_back(index);
   }
-  // The log's schema lists key columns in column order, except under REPLICA IDENTITY FULL (key order).
-  if (relation->replica_identity != 'f') std::sort(schema->key_columns.begin(), schema->key_columns.end());
   return {TableLayout{std::move(schema), std::move(key_names)}, {}};
 }
 

@@ -23,9 +23,10 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   std::vector<std::string> prepare(bool create) override;
   snapshot::Fallible<std::vector<TableId>> captured_tables() override;
   // Columns: exactly what pgoutput sends (attnum order, no dropped or generated columns, the publication's
-  // column list if it has one). key_columns list the chunk key's columns in the order the log's schema lists
-  // them (relation_cache: column order, key order under REPLICA IDENTITY FULL), so that snapshot records get
-  // the same Kafka key as log records; key_names are in chunk key order (the ORDER BY).
+  // column list if it has one). key_columns and key_names are the chunk key in key order (the primary key's
+  // index order: the ORDER BY that the index serves). The log's schema (relation_cache) lists the same
+  // primary-key columns in key order under REPLICA IDENTITY FULL but in column order otherwise, so the two
+  // differ in order only for a primary key declared out of column order.
   snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
   snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
