@@ -31,6 +31,9 @@ struct TableSchema {
   TableId id;
   std::vector<std::string> columns;
   std::vector<size_t> key_columns;  // indexes into `columns`, in key order; empty when the table has no key
+  // True when an update's or delete's old image holds every column (MySQL's binlog_row_image=FULL,
+  // PostgreSQL's REPLICA IDENTITY FULL); otherwise it may hold the key columns only.
+  bool complete_old_image = false;
 };
 using TableSchemaPtr = std::shared_ptr<const TableSchema>;
 

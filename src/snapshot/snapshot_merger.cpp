@@ -69,10 +69,10 @@ void SnapshotMerger::record_keys(const ChangeEvent& event) {
       w.poisoned = true;
       return false;
     }
-    // PostgreSQL's old image may hold only the replica identity's columns (the rest read as NULL), so a
-    // before image identifies the row by the chunk key only when the key is part of that identity.
+    // An old image may hold only the log's key columns (PostgreSQL's replica identity; the rest read as
+    // NULL), so it identifies the row by the chunk key only when complete or when the key is part of it.
     const bool before_complete =
-        event.source.connector != ConnectorKind::Postgres ||
+        event.table->complete_old_image ||
         std::all_of(key.begin(), key.end(), [&](size_t c) {
           return std::find(event.table->key_columns.begin(), event.table->key_columns.end(), c) !=
                  event.table->key_columns.end();
@@ -155,7 +155,8 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
     schema = w.schema;
     last_key = w.last_key;
     finished = w.table_finished;
-    const std::vector<size_t>& key = schema->key_columns;
+    // Both sides are encoded in the chunk key's order (the schema's key_columns follow the log's Kafka key).
+    const std::vector<size_t> key = columns_of(schema, w.key_names);
     rows.reserve(w.rows.size());
     for (auto& row : w.rows) {
       key_buffer_.clear();

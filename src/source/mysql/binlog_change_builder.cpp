@@ -363,6 +363,7 @@ TableSchemaPtr BinlogChangeBuilder::build_schema(const TableMap& map) const {
   schema->columns.reserve(map.columns.size());
   for (const auto& column : map.columns) schema->columns.push_back(column.name);
   schema->key_columns = map.primary_key;
+  schema->complete_old_image = true;  // binlog_row_image=FULL is a prerequisite
   return schema;
 }
 

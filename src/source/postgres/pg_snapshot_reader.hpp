@@ -37,6 +37,9 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
                                            const std::string& data) override;
 
  private:
+  // Waits until every transaction committed in the log is visible (see the .cpp).
+  std::optional<std::string> wait_for_finished_commits();
+
   struct QualifiedName {
     std::string schema;
     std::string table;

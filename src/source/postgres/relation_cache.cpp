@@ -31,6 +31,7 @@ std::optional<std::string> RelationCache::on_relation(const RelationMessage& rel
       const auto it = std::find(schema->columns.begin(), schema->columns.end(), name);
       if (it != schema->columns.end()) schema->key_columns.push_back(static_cast<size_t>(it - schema->columns.begin()));
     }
+    schema->complete_old_image = relation.replica_identity == ReplicaIdentity::Full;
     cached.schema = std::move(schema);
   }
   relations_[relation.relation_id] = std::move(cached);
