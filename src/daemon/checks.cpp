@@ -32,7 +32,9 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
   }
 
   // With snapshots on, the watermark and signal tables must exist (or be creatable) and be captured.
-  const Config source_config = snapshot::with_control_tables(config);
+  // The source checks the control tables too (captured, in the publication) once they exist; tables still
+  // to be created at start are reported below instead.
+  Config source_config = config;
   if (auto problem = snapshot::control_tables_problem(config)) {
     problems.push_back(*problem);
   } else if (snapshot::snapshots_enabled(config)) {
@@ -40,7 +42,9 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
     if (auto error = reader->connect()) {
       problems.push_back("snapshot connection: " + *error);
     } else {
-      for (auto& p : reader->prepare(false)) {
+      const std::vector<std::string> missing = reader->prepare(false);
+      if (missing.empty()) source_config = snapshot::with_control_tables(config);
+      for (auto p : missing) {
         if (config.snapshot.create_tables && warnings) {
           warnings->push_back("created at start (snapshot.create_tables): " + p);
         } else if (!config.snapshot.create_tables) {

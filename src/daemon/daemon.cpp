@@ -128,7 +128,12 @@ class Pipeline {
     last_persisted_generation_ = tracker_->committed().generation;
     // With snapshots on, the source also captures the watermark and signal tables.
     const Config source_config = snapshot::with_control_tables(config_);
-    if (snapshot::snapshots_enabled(config_) && !start_snapshots(source_config)) return false;
+    // Every problem of the source and of the snapshot tables is reported at once, each with its fix.
+    std::vector<std::string> problems;
+    if (snapshot::snapshots_enabled(config_) && !start_snapshots(source_config, problems)) {
+      for (const auto& p : problems) spdlog::error("{}", p);
+      return false;
+    }
     try {
       sink_ = make_sink(config_, *tracker_);
       if (auto* kafka = dynamic_cast<KafkaSink*>(sink_.get())) {
@@ -142,7 +147,7 @@ class Pipeline {
       spdlog::error("{}", e.what());
       return false;
     }
-    const std::vector<std::string> problems = source_->check();
+    for (auto& p : source_->check()) problems.push_back(std::move(p));
     for (const auto& p : problems) spdlog::error("{}", p);
     if (!problems.empty()) return false;
 
@@ -172,16 +177,18 @@ class Pipeline {
 
   // Restores the snapshot state, prepares the watermark and signal tables, and sets up the merge stage and
   // the chunk worker (whose thread starts with the source's).
-  bool start_snapshots(const Config& source_config) {
+  // Problems with the watermark and signal tables go to `problems` (reported with the source's); false only
+  // when the state cannot be used.
+  bool start_snapshots(const Config& source_config, std::vector<std::string>& problems) {
     if (auto problem = snapshot::control_tables_problem(config_)) {
-      spdlog::error("{}", *problem);
-      return false;
+      problems.push_back(*problem);
+      return true;
     }
     snapshot::SnapshotState state;
     if (state_extensions_.contains("snapshot")) {
       auto restored = snapshot::snapshot_state_from_json(state_extensions_["snapshot"]);
       if (!restored.ok()) {
-        spdlog::error("state file {}: {}; fix or delete the file", config_.state.path, restored.error);
+        problems.push_back("state file " + config_.state.path + ": " + restored.error + "; fix or delete the file");
         return false;
       }
       state = std::move(*restored.value);
@@ -189,12 +196,10 @@ class Pipeline {
     if (config_.snapshot.paused) state.paused = true;
     reader_ = snapshot::make_snapshot_reader(source_config);
     if (auto error = reader_->connect()) {
-      spdlog::error("snapshot connection: {}", *error);
-      return false;
+      problems.push_back("snapshot connection: " + *error);
+      return true;
     }
-    const std::vector<std::string> problems = reader_->prepare(config_.snapshot.create_tables);
-    for (const auto& p : problems) spdlog::error("{}", p);
-    if (!problems.empty()) return false;
+    for (auto& p : reader_->prepare(config_.snapshot.create_tables)) problems.push_back(std::move(p));
     if (!state.idle())
       spdlog::info("snapshot state restored: {} table(s) queued{}{}", state.queue.size(),
                    state.current ? ", continuing " + state.current->request.table : std::string(),
