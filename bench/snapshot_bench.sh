@@ -1,0 +1,465 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR/../scripts
+# Snapshot benchmark (issue #5): a DBLog watermark snapshot of a large table, triggered by a signal row while
+# a background workload of ~1000 transactions/s runs, beside the database's own full-table read.
+#
+#   bench/snapshot_bench.sh [postgres] [mariadb]      (both by default; from anywhere; takes several minutes)
+#   SNAP_BENCH_ROWS=1000000 bench/snapshot_bench.sh postgres
+#
+# Scenario, per database:
+#   1. Builds tidemark and bench_snapshot_load (bench/snapshot_load.cpp) in a Release tree (SNAP_BENCH_BUILD_DIR,
+#      build-bench), starts the servers with scripts/servers.sh (a no-op when they run; never stops them).
+#   2. Creates three tables named after this run (snapbench_<pid>): the big table (SNAP_BENCH_ROWS rows of about
+#      200 bytes: id bigint primary key, int, decimal, timestamp, a 150-character text) filled in one statement
+#      (generate_series / the SEQUENCE engine's seq_1_to_N, MariaDB without binlogging the load), a small table of
+#      the same shape (SNAP_BENCH_SMALL_ROWS, for peak RSS at a second size), and the background table _bg
+#      (SNAP_BENCH_BG_ROWS rows: id, n, ts_us).
+#   3. The background workload (bench_snapshot_load): SNAP_BENCH_RATE single-row UPDATE transactions per second
+#      (autocommit, SNAP_BENCH_THREADS connections) on the _bg table -- another, small, captured table, not the
+#      snapshotted one -- each setting ts_us to the database clock (microseconds) when the UPDATE executes. It runs
+#      during every phase below, (a) included, so the database carries the same load in each.
+#   4. (a) Raw read, twice (the best counts): PostgreSQL `psql -c "COPY (SELECT * FROM t) TO STDOUT" >/dev/null`,
+#      MariaDB `mariadb --quick -e "SELECT * FROM t" >/dev/null`; wall time and rows/s.
+#   5. (b) Tidemark, one fresh daemon per phase (its own pipeline name, slot, publication, state file and topics;
+#      snapshot.initial: never): the small table at the first chunk size, then the big table at each of
+#      SNAP_BENCH_CHUNK_SIZES ("1024 8192"; snapshot.chunk_size). Each phase: start the daemon streaming the three
+#      tables to the real broker (TIDEMARK_KAFKA_BOOTSTRAP), run the workload alone for SNAP_BENCH_WARMUP_S seconds
+#      (baseline latency), insert the execute-snapshot signal row, poll the state file until
+#      extensions.snapshot.tables_done counts the table (written only after Kafka acknowledged the rows); then
+#      read VmHWM of the daemon (peak RSS) and stop it.
+#      Snapshot rows/s = rows / (signal inserted -> tables_done in the state file; state.flush_interval_ms
+#      SNAP_BENCH_FLUSH_MS is the resolution). Latency of the workload's changes = the record's Kafka timestamp
+#      (the _bg topic is created with message.timestamp.type=LogAppendTime: the broker's append time) minus
+#      ts_us; p50/p99/max over the changes executed while the snapshot ran, and over those before the signal
+#      (baseline). It includes the commit itself (the workload prints its client round trip per transaction).
+#      The snapshot topic must hold one record per row (checked).
+#   6. Prints a summary table per database. Exit 0 whether or not the targets are met (it prints, it does not
+#      assert): snapshot rows/s >= 0.7 x raw read, p99 latency during the snapshot <= 20 ms, peak RSS <= 100 MB
+#      independent of the table size.
+#   7. Drops everything it created (tables, topics, slots, publications, its watermark and signal rows), also on
+#      failure.
+#
+# Environment: SNAP_BENCH_ROWS (5000000), SNAP_BENCH_SMALL_ROWS (100000), SNAP_BENCH_CHUNK_SIZES ("1024 8192"),
+# SNAP_BENCH_RATE (1000 transactions/s), SNAP_BENCH_THREADS (4), SNAP_BENCH_BG_ROWS (1000), SNAP_BENCH_WARMUP_S
+# (5), SNAP_BENCH_FLUSH_MS (100), SNAP_BENCH_TIMEOUT_S (1800 per phase), SNAP_BENCH_BUILD_DIR (build-bench),
+# SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
+# (configs, daemon logs, the consumed latency samples).
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
+. "$ROOT/scripts/lib/common.sh"
+. "$ROOT/scripts/lib/kafka.sh"
+cd "$ROOT"
+
+ROWS="${SNAP_BENCH_ROWS:-5000000}"
+SMALL_ROWS="${SNAP_BENCH_SMALL_ROWS:-100000}"
+CHUNK_SIZES="${SNAP_BENCH_CHUNK_SIZES:-1024 8192}"
+RATE="${SNAP_BENCH_RATE:-1000}"
+THREADS="${SNAP_BENCH_THREADS:-4}"
+BG_ROWS="${SNAP_BENCH_BG_ROWS:-1000}"
+WARMUP_S="${SNAP_BENCH_WARMUP_S:-5}"
+FLUSH_MS="${SNAP_BENCH_FLUSH_MS:-100}"
+TIMEOUT_S="${SNAP_BENCH_TIMEOUT_S:-1800}"
+BUILD_DIR="${SNAP_BENCH_BUILD_DIR:-build-bench}"
+DATABASES=("$@")
+((${#DATABASES[@]})) || DATABASES=(postgres mariadb)
+for d in "${DATABASES[@]}"; do
+    [[ "$d" == postgres || "$d" == mariadb ]] || die "unknown database '$d' (postgres | mariadb)"
+done
+require_cmd kcat jq psql mariadb
+
+log() { printf '[snap-bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# ---------------------------------------------------------------------------- build and servers
+if [[ "${SNAP_BENCH_SKIP_BUILD:-0}" != 1 ]]; then
+    log "building Release in $BUILD_DIR (tidemark, bench_snapshot_load)"
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEMARK_BUILD_TESTS=OFF >/dev/null
+    cmake --build "$BUILD_DIR" --target tidemark bench_snapshot_load >/dev/null
+fi
+TIDEMARK_BIN="$ROOT/$BUILD_DIR/tidemark"
+LOAD_BIN="$ROOT/$BUILD_DIR/bench/bench_snapshot_load"
+[[ -x "$TIDEMARK_BIN" && -x "$LOAD_BIN" ]] || die "missing $TIDEMARK_BIN or $LOAD_BIN"
+
+servers=(kafka)
+for d in "${DATABASES[@]}"; do servers+=("$d"); done
+"$ROOT/scripts/servers.sh" start "${servers[@]}" >/dev/null 2>&1 || "$ROOT/scripts/servers.sh" start "${servers[@]}"
+# shellcheck disable=SC1091
+. "$TIDEMARK_RUN_DIR/env.sh"
+export PGPASSWORD="$TIDEMARK_PG_PASSWORD" PGCONNECT_TIMEOUT=10
+PG_CONNINFO="host=$TIDEMARK_PG_HOST port=$TIDEMARK_PG_PORT user=$TIDEMARK_PG_USER dbname=$TIDEMARK_PG_DATABASE"
+DB="$TIDEMARK_MYSQL_DATABASE"
+pg() { psql "$PG_CONNINFO" -X -v ON_ERROR_STOP=1 -qAt "$@"; }
+my() { mariadb --no-defaults -h "$TIDEMARK_MYSQL_HOST" -P "$TIDEMARK_MYSQL_PORT" -u "$TIDEMARK_MYSQL_ROOT_USER" \
+    -p"$TIDEMARK_MYSQL_ROOT_PASSWORD" -N -B "$DB" "$@"; }
+
+RUN="snapbench_$$"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/tidemark-snapbench.XXXXXX")"
+SUMMARY="$WORK/summary.txt"
+: >"$SUMMARY"
+daemon_pid=""
+load_pid=""
+created_pg=0
+created_my=0
+topics=()
+pg_pipelines=()
+
+now_ns() { date +%s%N; }
+now_us() { echo $(($(date +%s%N) / 1000)); }
+CLK_TCK="$(getconf CLK_TCK)"
+proc_ticks() {
+    local line f
+    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
+    read -ra f <<<"${line##*) }"
+    echo $((f[11] + f[12]))
+}
+kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
+
+stop_daemon() {
+    [[ -n "$daemon_pid" ]] || return 0
+    kill -TERM "$daemon_pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 600; i++)); do
+        kill -0 "$daemon_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
+    wait "$daemon_pid" 2>/dev/null || true
+    daemon_pid=""
+}
+
+# Stops the workload; its summary line is then in $WORK/load.out.
+stop_load() {
+    [[ -n "$load_pid" ]] || return 0
+    kill -TERM "$load_pid" 2>/dev/null || true
+    wait "$load_pid" 2>/dev/null || true
+    load_pid=""
+}
+
+# p50 p99 max count of the numbers in a file, tab-separated ("-" when empty).
+percentiles() {
+    touch "$1"
+    sort -g "$1" | awk '{ v[NR] = $1 } END {
+        if (NR == 0) { printf "-\t-\t-\t0"; exit }
+        i50 = int(0.5 * NR) + 1; i99 = int(0.99 * NR) + 1; if (i99 > NR) i99 = NR
+        printf "%.1f\t%.1f\t%.1f\t%d", v[i50], v[i99], v[NR], NR }'
+}
+
+drop_topics() {
+    local t
+    for t in "$@"; do
+        kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+            --delete --if-exists --topic "$t" >/dev/null 2>&1 || log "WARNING: could not delete topic $t"
+    done
+}
+
+drop_pg_pipeline() {  # slot and publication named after the pipeline
+    local p="$1" i
+    for ((i = 0; i < 100; i++)); do
+        [[ "$(pg -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$p' AND active" 2>/dev/null)" == 0 ]] && break
+        sleep 0.1
+    done
+    pg -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$p'" >/dev/null 2>&1 ||
+        log "WARNING: could not drop slot $p"
+    pg -c "DROP PUBLICATION IF EXISTS $p" >/dev/null 2>&1
+    pg -c "DELETE FROM tidemark_watermark WHERE pipeline = '$p'" >/dev/null 2>&1 || true
+}
+
+cleanup() {
+    local status=$?
+    set +e
+    stop_load
+    stop_daemon
+    log "cleaning up: tables, topics, slots, publications"
+    local p
+    for p in "${pg_pipelines[@]}"; do drop_pg_pipeline "$p"; done
+    ((${#topics[@]})) && drop_topics "${topics[@]}"
+    if [[ $created_pg == 1 ]]; then
+        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg" >/dev/null 2>&1
+        pg -c "DELETE FROM tidemark_signal WHERE id LIKE '${RUN}%'" >/dev/null 2>&1
+    fi
+    if [[ $created_my == 1 ]]; then
+        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`" >/dev/null 2>&1
+        my -e "DELETE FROM tidemark_signal WHERE id LIKE '${RUN}%'; DELETE FROM tidemark_watermark WHERE pipeline LIKE '${RUN}%'" >/dev/null 2>&1
+    fi
+    if [[ $status != 0 && -f "$WORK/daemon.log" ]]; then show_log_tail "$WORK/daemon.log" 30; fi
+    if [[ "${SNAP_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------- per database
+# Sets: KIND (postgres|mysql), SCHEMA (topic middle part), create/raw-read/signal functions.
+create_tables() {  # $1 = database
+    if [[ "$1" == postgres ]]; then
+        created_pg=1
+        local t
+        for t in "$RUN:$ROWS" "${RUN}_small:$SMALL_ROWS"; do
+            local name="${t%%:*}" n="${t##*:}"
+            pg -c "CREATE TABLE public.$name (id bigint, k int, amount numeric(12,2), created_at timestamptz, payload text)"
+            pg -c "INSERT INTO public.$name SELECT i, (i % 1000)::int, (i % 100000) / 100.0,
+                       timestamptz '2026-01-01' + i * interval '1 second', left(repeat(md5(i::text), 5), 150)
+                   FROM generate_series(1, $n) AS i"
+            pg -c "ALTER TABLE public.$name ADD PRIMARY KEY (id)"
+            pg -c "VACUUM (ANALYZE) public.$name"
+        done
+        pg -c "CREATE TABLE public.${RUN}_bg (id bigint PRIMARY KEY, n bigint NOT NULL, ts_us bigint NOT NULL)"
+        pg -c "INSERT INTO public.${RUN}_bg SELECT i, 0, 0 FROM generate_series(1, $BG_ROWS) AS i"
+    else
+        created_my=1
+        local t
+        for t in "$RUN:$ROWS" "${RUN}_small:$SMALL_ROWS"; do
+            local name="${t%%:*}" n="${t##*:}" from=1 step=1000000
+            my -e "CREATE TABLE \`$name\` (id BIGINT PRIMARY KEY, k INT, amount DECIMAL(12,2), created_at DATETIME(6),
+                   payload VARCHAR(160)) ENGINE=InnoDB"
+            while ((from <= n)); do  # not binlogged: no reader needs the load, and the binlog stays small
+                local to=$((from + step - 1))
+                ((to > n)) && to=$n
+                my -e "SET SESSION sql_log_bin = 0; INSERT INTO \`$name\` SELECT seq, seq % 1000, (seq % 100000) / 100,
+                       TIMESTAMP '2026-01-01 00:00:00' + INTERVAL seq SECOND, LEFT(REPEAT(MD5(seq), 5), 150)
+                       FROM seq_${from}_to_${to}"
+                from=$((to + 1))
+            done
+            my -e "ANALYZE TABLE \`$name\`" >/dev/null
+        done
+        my -e "CREATE TABLE \`${RUN}_bg\` (id BIGINT PRIMARY KEY, n BIGINT NOT NULL, ts_us BIGINT NOT NULL) ENGINE=InnoDB"
+        my -e "INSERT INTO \`${RUN}_bg\` SELECT seq, 0, 0 FROM seq_1_to_${BG_ROWS}"
+    fi
+}
+
+start_load() {  # $1 = database
+    if [[ "$1" == postgres ]]; then
+        "$LOAD_BIN" --db postgres --host "$TIDEMARK_PG_HOST" --port "$TIDEMARK_PG_PORT" --user "$TIDEMARK_PG_USER" \
+            --password "$TIDEMARK_PG_PASSWORD" --database "$TIDEMARK_PG_DATABASE" --table "public.${RUN}_bg" \
+            --rows "$BG_ROWS" --rate "$RATE" --threads "$THREADS" >"$WORK/load.out" 2>&1 &
+    else
+        "$LOAD_BIN" --db mysql --host "$TIDEMARK_MYSQL_HOST" --port "$TIDEMARK_MYSQL_PORT" --user "$TIDEMARK_MYSQL_ROOT_USER" \
+            --password "$TIDEMARK_MYSQL_ROOT_PASSWORD" --database "$DB" --table "${RUN}_bg" \
+            --rows "$BG_ROWS" --rate "$RATE" --threads "$THREADS" >"$WORK/load.out" 2>&1 &
+    fi
+    load_pid=$!
+}
+
+raw_read() {  # $1 = database; prints nanoseconds
+    local t0 t1
+    t0="$(now_ns)"
+    if [[ "$1" == postgres ]]; then
+        psql "$PG_CONNINFO" -X -v ON_ERROR_STOP=1 -qc "COPY (SELECT * FROM public.$RUN) TO STDOUT" >/dev/null
+    else
+        mariadb --no-defaults -h "$TIDEMARK_MYSQL_HOST" -P "$TIDEMARK_MYSQL_PORT" -u "$TIDEMARK_MYSQL_USER" \
+            -p"$TIDEMARK_MYSQL_PASSWORD" --quick -N -B "$DB" -e "SELECT * FROM \`$RUN\`" >/dev/null
+    fi
+    t1="$(now_ns)"
+    echo $((t1 - t0))
+}
+
+# One Tidemark phase: $1 database, $2 table, $3 its rows, $4 chunk size, $5 label. Appends a line to $RESULTS.
+run_phase() {
+    local dbkind="$1" table="$2" nrows="$3" chunk="$4" label="$5"
+    local name="${RUN}_${#phase_names[@]}"
+    phase_names+=("$name")
+    local config="$WORK/$name.yaml" state="$WORK/$name.state.json" middle qualified
+    if [[ "$dbkind" == postgres ]]; then middle=public; qualified="public.$table"; else middle="$DB"; qualified="$DB.$table"; fi
+    local big_topic="$name.$middle.$table" bg_topic="$name.$middle.${RUN}_bg"
+    topics+=("$big_topic" "$bg_topic")
+    kafka_create_topic "$big_topic" 4 >/dev/null
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" --create \
+        --if-not-exists --topic "$bg_topic" --partitions 1 --replication-factor 1 \
+        --config message.timestamp.type=LogAppendTime >/dev/null
+
+    if [[ "$dbkind" == postgres ]]; then
+        pg_pipelines+=("$name")
+        cat >"$config" <<EOF
+name: $name
+source:
+  type: postgres
+  host: $TIDEMARK_PG_HOST
+  port: $TIDEMARK_PG_PORT
+  user: $TIDEMARK_PG_USER
+  password: \${TIDEMARK_PG_PASSWORD}
+  database: $TIDEMARK_PG_DATABASE
+  tables: [$qualified, public.${RUN}_bg]
+  postgres:
+    slot: $name
+    publication: $name
+    create_publication: true
+EOF
+    else
+        cat >"$config" <<EOF
+name: $name
+source:
+  type: mysql
+  host: $TIDEMARK_MYSQL_HOST
+  port: $TIDEMARK_MYSQL_PORT
+  user: $TIDEMARK_MYSQL_USER
+  password: \${TIDEMARK_MYSQL_PASSWORD}
+  database: $DB
+  tables: [$qualified, $DB.${RUN}_bg]
+  mysql:
+    server_id: $((20000 + ($$ + ${#phase_names[@]}) % 10000))
+EOF
+    fi
+    cat >>"$config" <<EOF
+sink:
+  type: kafka
+  kafka:
+    bootstrap_servers: $TIDEMARK_KAFKA_BOOTSTRAP
+state:
+  path: $state
+  flush_interval_ms: $FLUSH_MS
+snapshot:
+  initial: never
+  chunk_size: $chunk
+EOF
+    log "[$label] starting the daemon ($name, chunk_size $chunk)"
+    : >"$WORK/daemon.log"
+    "$TIDEMARK_BIN" run --config "$config" >>"$WORK/daemon.log" 2>&1 &
+    daemon_pid=$!
+    local i
+    for ((i = 0; ; i++)); do  # streaming: the state file exists (MariaDB writes its start position at once)
+        if [[ "$dbkind" == postgres ]]; then
+            [[ "$(pg -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$name' AND active")" == 1 ]] && break
+        else
+            [[ -s "$state" ]] && break
+        fi
+        kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited before it streamed"
+        ((i < 600)) || die "the daemon is not streaming after 60 s"
+        sleep 0.1
+    done
+    sleep 1
+    local warm_us sig_us done_us
+    warm_us="$(now_us)"
+    start_load "$dbkind"
+    sleep "$WARMUP_S"
+    local k0 d0 sigid="${name}_sig"
+    k0="$(proc_ticks "$kafka_pid")"
+    d0="$(proc_ticks "$daemon_pid")"
+    sig_us="$(now_us)"
+    local data="{\"tables\": [\"$qualified\"]}"
+    if [[ "$dbkind" == postgres ]]; then
+        pg -c "INSERT INTO tidemark_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
+    else
+        my -e "INSERT INTO tidemark_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
+    fi
+    log "[$label] signal $sigid inserted; waiting for tables_done"
+    local deadline=$(($(date +%s) + TIMEOUT_S)) s tables_done=0 cur_rows=0
+    for ((i = 0; ; i++)); do
+        if s="$(jq -c '.extensions.snapshot // {} | [.tables_done // 0, .current.rows // 0, .last_error // ""]' "$state" 2>/dev/null)"; then
+            tables_done="$(jq -r '.[0]' <<<"$s")"
+            cur_rows="$(jq -r '.[1]' <<<"$s")"
+            ((tables_done >= 1)) && break
+            [[ "$(jq -r '.[2]' <<<"$s")" == "" ]] || die "snapshot refused: $(jq -r '.[2]' <<<"$s")"
+        fi
+        kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the snapshot"
+        (($(date +%s) < deadline)) || die "snapshot not done within $TIMEOUT_S s (rows so far: $cur_rows)"
+        ((i % 50 == 0 && i > 0)) && log "[$label] $cur_rows rows acknowledged"
+        sleep 0.05
+    done
+    done_us="$(now_us)"
+    local hwm_kb cpu kcpu
+    hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status")"
+    cpu=$(($(proc_ticks "$daemon_pid") - d0))
+    kcpu=$(($(proc_ticks "$kafka_pid") - k0))
+    local load_line
+    stop_load
+    load_line="$(cat "$WORK/load.out")"
+    sleep 1  # the last workload changes reach Kafka
+    stop_daemon
+    log "[$label] done: $(awk -v a="$sig_us" -v b="$done_us" 'BEGIN { printf "%.1f", (b - a) / 1e6 }') s; workload: $load_line"
+
+    # Latency samples: Kafka LogAppendTime (ms) - ts_us, for the workload's changes.
+    timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$bg_topic" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
+        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
+                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
+        >"$WORK/$name.latency"
+    local records
+    records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$big_topic" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
+    drop_topics "$big_topic" "$bg_topic"
+    [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
+    awk -v w="$warm_us" -v s0="$sig_us" -v s1="$done_us" -v b="$WORK/$name.base" -v s="$WORK/$name.snap" '
+        $1 >= w && $1 < s0 { print $2 > b } $1 >= s0 && $1 <= s1 { print $2 > s }' "$WORK/$name.latency"
+    local base snap
+    base="$(percentiles "$WORK/$name.base")"
+    snap="$(percentiles "$WORK/$name.snap")"
+    # label rows chunk seconds records hwm_MB cpu kcpu | base p50 p99 max n | snap p50 p99 max n | workload
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$nrows" "$chunk" \
+        "$(awk -v a="$sig_us" -v b="$done_us" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')" "$records" \
+        "$(awk -v k="$hwm_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+        "$(awk -v t="$cpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" \
+        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" >>"$RESULTS"
+}
+
+bench_database() {
+    local dbkind="$1"
+    RESULTS="$WORK/$dbkind.results"
+    : >"$RESULTS"
+    phase_names=()
+    log "== $dbkind: creating $RUN ($ROWS rows), ${RUN}_small ($SMALL_ROWS rows), ${RUN}_bg ($BG_ROWS rows)"
+    local t0
+    t0="$(now_ns)"
+    create_tables "$dbkind"
+    log "tables created in $(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.0f", (b - a) / 1e9 }') s"
+
+    log "(a) raw read of $RUN, twice, with the workload running"
+    start_load "$dbkind"
+    sleep 2
+    local r1 r2 raw_ns load_line
+    r1="$(raw_read "$dbkind")"
+    r2="$(raw_read "$dbkind")"
+    stop_load
+    load_line="$(cat "$WORK/load.out")"
+    raw_ns=$((r1 < r2 ? r1 : r2))
+    log "(a) $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f s, %.2f s", a / 1e9, b / 1e9 }'); workload: $load_line"
+
+    local first_chunk="${CHUNK_SIZES%% *}" c
+    run_phase "$dbkind" "${RUN}_small" "$SMALL_ROWS" "$first_chunk" "small table"
+    for c in $CHUNK_SIZES; do
+        run_phase "$dbkind" "$RUN" "$ROWS" "$c" "chunk $c"
+    done
+
+    if [[ "$dbkind" == postgres ]]; then
+        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg"
+        created_pg=0
+    else
+        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`"
+        created_my=0
+    fi
+
+    local raw_tool
+    if [[ "$dbkind" == postgres ]]; then raw_tool='psql COPY (SELECT *) TO STDOUT'; else raw_tool='mariadb --quick SELECT *'; fi
+    {
+        echo
+        echo "== $dbkind snapshot: $ROWS rows of ~200 bytes; workload $RATE tx/s of single-row UPDATEs on another captured table ($BG_ROWS rows); $(nproc) cores shared with the database and Kafka; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+        awk -F'\t' -v raw_ns="$raw_ns" -v rows="$ROWS" -v r1="$r1" -v r2="$r2" -v tool="$raw_tool" '
+            BEGIN {
+                raw = rows / (raw_ns / 1e9)
+                printf "(a) %s: %.2f s / %.2f s, best %.0f rows/s\n\n", tool, r1 / 1e9, r2 / 1e9, raw
+                printf "%-12s %9s %6s %8s %10s %6s %9s %10s %14s %18s %8s %8s\n", "(b) phase", "rows", "chunk", "seconds",
+                    "rows/s", "ratio", "peak RSS", "CPU s d/k", "base p50/p99", "snap p50/p99/max", "samples", "records"
+            }
+            {
+                r = $2 / $4; ratio = ($2 == rows) ? sprintf("%.2f", r / raw) : "-"
+                printf "%-12s %9d %6d %8.2f %10.0f %6s %6.1f MB %10s %14s %18s %8d %8s%s\n", $1, $2, $3, $4, r, ratio, $6,
+                    $7 "/" $8, $9 "/" $10 " ms", $13 "/" $14 "/" $15 " ms", $16, $5, ($5 == $2 ? "" : " <- MISMATCH")
+                loads = loads "  " $1 ": " $17 "\n"
+                if ($2 == rows) { best = (r / raw > best) ? r / raw : best; if ($14 + 0 > worst99) worst99 = $14 + 0 }
+                hwm = ($6 > hwm) ? $6 : hwm
+            }
+            END {
+                printf "\nrows/s = rows / (signal inserted -> tables_done in the state file, i.e. acknowledged by Kafka)\n"
+                printf "latency = Kafka LogAppendTime - ts_us (database clock when the UPDATE ran), base = before the signal, snap = while the snapshot ran\n"
+                printf "CPU s d/k = daemon / Kafka broker CPU seconds during the snapshot\n"
+                printf "targets: ratio >= 0.70 (best %.2f), p99 during the snapshot <= 20 ms (worst %.1f), peak RSS <= 100 MB (max %.1f)\n", best, worst99, hwm
+                printf "workload (client side: transactions, achieved rate, round trip p50/p99 of one autocommit UPDATE):\n%s", loads
+            }' "$RESULTS"
+    } | tee -a "$SUMMARY"
+}
+
+for d in "${DATABASES[@]}"; do
+    bench_database "$d"
+done
+echo
+echo "==================== summary"
+cat "$SUMMARY"
