@@ -36,8 +36,9 @@
 #   6. Prints a summary table per database. Exit 0 whether or not the targets are met (it prints, it does not
 #      assert): snapshot rows/s >= 0.7 x raw read, p99 latency during the snapshot <= 20 ms, peak RSS <= 100 MB
 #      independent of the table size.
-#   7. Drops everything it created (tables, topics, slots, publications, its watermark and signal rows), also on
-#      failure.
+#   7. Drops everything it created (tables, topics, slots, publications), also on failure. The pipelines use their
+#      own signal and watermark tables (snapbench_<pid>_signal/_watermark): signals other users insert into the
+#      shared tidemark_signal cannot reach them.
 #
 # Environment: SNAP_BENCH_ROWS (5000000), SNAP_BENCH_SMALL_ROWS (100000), SNAP_BENCH_CHUNK_SIZES ("1024 8192"),
 # SNAP_BENCH_RATE (1000 transactions/s), SNAP_BENCH_THREADS (4), SNAP_BENCH_BG_ROWS (1000), SNAP_BENCH_WARMUP_S
@@ -162,7 +163,6 @@ drop_pg_pipeline() {  # slot and publication named after the pipeline
     pg -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$p'" >/dev/null 2>&1 ||
         log "WARNING: could not drop slot $p"
     pg -c "DROP PUBLICATION IF EXISTS $p" >/dev/null 2>&1
-    pg -c "DELETE FROM tidemark_watermark WHERE pipeline = '$p'" >/dev/null 2>&1 || true
 }
 
 cleanup() {
@@ -174,13 +174,13 @@ cleanup() {
     local p
     for p in "${pg_pipelines[@]}"; do drop_pg_pipeline "$p"; done
     ((${#topics[@]})) && drop_topics "${topics[@]}"
+    [[ $created_pg == 1 ]] && pg -c "DROP TABLE IF EXISTS public.${RUN}_signal, public.${RUN}_watermark" >/dev/null 2>&1
+    [[ $created_my == 1 ]] && my -e "DROP TABLE IF EXISTS \`${RUN}_signal\`, \`${RUN}_watermark\`" >/dev/null 2>&1
     if [[ $created_pg == 1 ]]; then
         pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg" >/dev/null 2>&1
-        pg -c "DELETE FROM tidemark_signal WHERE id LIKE '${RUN}%'" >/dev/null 2>&1
     fi
     if [[ $created_my == 1 ]]; then
         my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`" >/dev/null 2>&1
-        my -e "DELETE FROM tidemark_signal WHERE id LIKE '${RUN}%'; DELETE FROM tidemark_watermark WHERE pipeline LIKE '${RUN}%'" >/dev/null 2>&1
     fi
     if [[ $status != 0 && -f "$WORK/daemon.log" ]]; then show_log_tail "$WORK/daemon.log" 30; fi
     if [[ "${SNAP_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
@@ -311,6 +311,8 @@ state:
 snapshot:
   initial: never
   chunk_size: $chunk
+  signal_table: ${RUN}_signal
+  watermark_table: ${RUN}_watermark
 EOF
     log "[$label] starting the daemon ($name, chunk_size $chunk)"
     : >"$WORK/daemon.log"
@@ -338,9 +340,9 @@ EOF
     sig_us="$(now_us)"
     local data="{\"tables\": [\"$qualified\"]}"
     if [[ "$dbkind" == postgres ]]; then
-        pg -c "INSERT INTO tidemark_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
+        pg -c "INSERT INTO ${RUN}_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
     else
-        my -e "INSERT INTO tidemark_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
+        my -e "INSERT INTO ${RUN}_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
     fi
     log "[$label] signal $sigid inserted; waiting for tables_done"
     local deadline=$(($(date +%s) + TIMEOUT_S)) s tables_done=0 cur_rows=0
@@ -349,7 +351,7 @@ EOF
             tables_done="$(jq -r '.[0]' <<<"$s")"
             cur_rows="$(jq -r '.[1]' <<<"$s")"
             ((tables_done >= 1)) && break
-            [[ "$(jq -r '.[2]' <<<"$s")" == "" ]] || die "snapshot refused: $(jq -r '.[2]' <<<"$s")"
+            [[ "$(jq -r '.[2]' <<<"$s")" != *"snapshot of $qualified refused"* ]] || die "$(jq -r '.[2]' <<<"$s")"
         fi
         kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the snapshot"
         (($(date +%s) < deadline)) || die "snapshot not done within $TIMEOUT_S s (rows so far: $cur_rows)"
@@ -420,10 +422,10 @@ bench_database() {
     done
 
     if [[ "$dbkind" == postgres ]]; then
-        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg"
+        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg, public.${RUN}_signal, public.${RUN}_watermark"
         created_pg=0
     else
-        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`"
+        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`, \`${RUN}_signal\`, \`${RUN}_watermark\`"
         created_my=0
     fi
 
