@@ -112,6 +112,8 @@ void ConcurrentWriters::run(int index, uint64_t seed) {
                     ", version = version + 1 WHERE id = " + std::to_string(id));
     }
     ++operations_;
+    // About 1-2k writes/s per writer: concurrent enough, without starving the daemon on a small machine.
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }
 
