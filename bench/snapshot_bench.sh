@@ -100,6 +100,7 @@ SUMMARY="$WORK/summary.txt"
 : >"$SUMMARY"
 daemon_pid=""
 load_pid=""
+phase_names=()  # every phase of the run, both databases: each its own pipeline name
 created_pg=0
 created_my=0
 topics=()
@@ -314,6 +315,7 @@ snapshot:
   signal_table: ${RUN}_signal
   watermark_table: ${RUN}_watermark
 EOF
+    rm -f "$state"
     log "[$label] starting the daemon ($name, chunk_size $chunk)"
     : >"$WORK/daemon.log"
     "$TIDEMARK_BIN" run --config "$config" >>"$WORK/daemon.log" 2>&1 &
@@ -397,7 +399,6 @@ bench_database() {
     local dbkind="$1"
     RESULTS="$WORK/$dbkind.results"
     : >"$RESULTS"
-    phase_names=()
     log "== $dbkind: creating $RUN ($ROWS rows), ${RUN}_small ($SMALL_ROWS rows), ${RUN}_bg ($BG_ROWS rows)"
     local t0
     t0="$(now_ns)"
