@@ -1,0 +1,167 @@
+#include "snapshot_database.hpp"
+
+#include <gtest/gtest.h>
+
+#include "mysql_fixture.hpp"
+#include "pg_fixture.hpp"
+#include "process.hpp"
+
+namespace tidemark::test {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+class Postgres final : public Database {
+ public:
+  std::string kind() const override { return "postgres"; }
+  DaemonRunner& daemon() override { return f_.daemon; }
+  std::string bootstrap() const override { return f_.bootstrap; }
+  std::string table() const override { return f_.table("snap"); }
+  void create(int64_t rows, const std::string& snapshot_yaml) override {
+    pg_exec(f_.pg, "CREATE TABLE " + table() + " (id bigint PRIMARY KEY, version bigint NOT NULL, payload text)");
+    pg_exec(f_.pg, "INSERT INTO " + table() + " SELECT g, 0, repeat('p', 180) FROM generate_series(1, " +
+                       std::to_string(rows) + ") g");
+    create_topic(f_.bootstrap, topic(), 1);  // one partition: delivery order is log order
+    f_.write_config({table()}, PgConfigOptions{.snapshot_yaml = snapshot_yaml});
+  }
+  std::map<int64_t, int64_t> contents() override {
+    std::map<int64_t, int64_t> out;
+    for (const auto& line : pg_query(f_.pg, "SELECT id || ':' || version FROM " + table())) {
+      const size_t colon = line.find(':');
+      out[std::stoll(line.substr(0, colon))] = std::stoll(line.substr(colon + 1));
+    }
+    return out;
+  }
+  std::unique_ptr<SqlSession> session() override { return open_pg_session(); }
+
+  std::string name(const std::string& base) const override { return f_.table(base); }
+  std::string qualified_name(const std::string& t) const override { return "public." + t; }
+  std::string topic_of(const std::string& t) const override { return f_.topic(t); }
+  std::string text_key_type() const override { return "text"; }
+  void create_table(const std::string& t, const std::string& columns) override {
+    pg_exec(f_.pg, "CREATE TABLE " + t + " (" + columns + ")");
+    create_topic(f_.bootstrap, topic_of(t), 1);
+  }
+  void fill(const std::string& t, int64_t rows) override {
+    pg_exec(f_.pg, "INSERT INTO " + t + " SELECT g, 0, repeat('p', 20) FROM generate_series(1, " + std::to_string(rows) + ") g");
+  }
+  void write_config(const std::vector<std::string>& tables, const std::string& snapshot_yaml,
+                    const std::string& extra_yaml) override {
+    f_.write_config(tables, PgConfigOptions{.extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
+  }
+  bool start() override { return f_.start_and_wait_for_slot(); }
+  void exec(const std::string& sql) override { pg_exec(f_.pg, sql); }
+  std::vector<std::string> column(const std::string& sql) override { return pg_query(f_.pg, sql); }
+
+  PgFixture& fixture() { return f_; }
+
+ private:
+  PgFixture f_;
+};
+
+class MariaDb final : public Database {
+ public:
+  std::string kind() const override { return "mariadb"; }
+  DaemonRunner& daemon() override { return f_.daemon; }
+  std::string bootstrap() const override { return f_.bootstrap; }
+  std::string table() const override { return f_.table("snap"); }
+  void create(int64_t rows, const std::string& snapshot_yaml) override {
+    f_.create_table(table(), "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT");
+    mysql_exec(f_.db, "INSERT INTO " + table() + " SELECT seq, 0, REPEAT('p', 180) FROM seq_1_to_" + std::to_string(rows));
+    f_.write_config({table()}, MySqlConfigOptions{.snapshot_yaml = snapshot_yaml});
+  }
+  std::map<int64_t, int64_t> contents() override {
+    MySqlSession s(f_.db);
+    std::map<int64_t, int64_t> out;
+    for (const auto& row : s.rows("SELECT id, version FROM " + table())) out[std::stoll(*row[0])] = std::stoll(*row[1]);
+    return out;
+  }
+  std::unique_ptr<SqlSession> session() override { return open_mysql_session(); }
+
+  std::string name(const std::string& base) const override { return f_.table(base); }
+  std::string qualified_name(const std::string& t) const override { return f_.db.database + "." + t; }
+  std::string topic_of(const std::string& t) const override { return f_.topic(t); }
+  std::string text_key_type() const override { return "VARCHAR(64)"; }
+  void create_table(const std::string& t, const std::string& columns) override { f_.create_table(t, columns); }
+  void fill(const std::string& t, int64_t rows) override {
+    mysql_exec(f_.db, "INSERT INTO " + t + " SELECT seq, 0, REPEAT('p', 20) FROM seq_1_to_" + std::to_string(rows));
+  }
+  void write_config(const std::vector<std::string>& tables, const std::string& snapshot_yaml,
+                    const std::string& extra_yaml) override {
+    f_.write_config(tables, MySqlConfigOptions{.extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
+  }
+  bool start() override { return f_.start_and_wait_until_streaming(); }
+  void exec(const std::string& sql) override { mysql_exec(f_.db, sql); }
+  std::vector<std::string> column(const std::string& sql) override {
+    MySqlSession s(f_.db);
+    std::vector<std::string> out;
+    for (const auto& row : s.rows(sql)) out.push_back(row.at(0).value_or("NULL"));
+    return out;
+  }
+
+ private:
+  MySqlFixture f_;
+};
+
+std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::unique_ptr<Database> make_database(const std::string& kind) {
+  if (kind == "postgres") return std::make_unique<Postgres>();
+  return std::make_unique<MariaDb>();
+}
+
+nlohmann::json snapshot_state(DaemonRunner& daemon) {
+  const std::string text = read_file(daemon.state_path());
+  if (text.empty()) return nullptr;
+  const auto state = nlohmann::json::parse(text, nullptr, false);
+  if (state.is_discarded() || !state.contains("extensions") || !state["extensions"].contains("snapshot")) return nullptr;
+  return state["extensions"]["snapshot"];
+}
+
+bool snapshots_done(DaemonRunner& daemon, uint64_t tables) {
+  const auto s = snapshot_state(daemon);
+  return s.is_object() && s.value("tables_done", uint64_t{0}) >= tables && !s.contains("current") && s["queue"].empty();
+}
+
+uint64_t chunks_done(DaemonRunner& daemon) {
+  const auto s = snapshot_state(daemon);
+  if (!s.is_object() || !s.contains("current")) return 0;
+  return s["current"].value("chunks", uint64_t{0});
+}
+
+std::vector<nlohmann::json> record_values(const std::vector<ConsumedRecord>& records) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : records)
+    if (r.value) out.push_back(nlohmann::json::parse(*r.value));
+  return out;
+}
+
+std::vector<std::string> snapshot_rows(const std::vector<ConsumedRecord>& records, const std::string& field) {
+  std::vector<std::string> out;
+  for (const auto& v : record_values(records)) {
+    if (v.value("op", "") != "r") continue;
+    EXPECT_EQ(v["source"].value("snapshot", ""), "incremental") << v.dump();
+    out.push_back(text_of(v["after"][field]));
+  }
+  return out;
+}
+
+CliResult run_tidemark(DaemonRunner& daemon, const std::vector<std::string>& args) {
+  static int runs = 0;
+  const std::string base = daemon.dir().file("cli-" + std::to_string(++runs));
+  std::vector<std::string> argv{TIDEMARK_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  CliResult result;
+  {
+    ChildProcess child(argv, base + ".out", base + ".err");
+    result.status = child.wait_for_exit(30s).value_or(-1000);
+  }
+  result.out = read_file(base + ".out");
+  result.err = read_file(base + ".err");
+  return result;
+}
+
+}  // namespace tidemark::test
