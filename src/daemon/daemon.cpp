@@ -200,6 +200,18 @@ class Pipeline {
       return true;
     }
     for (auto& p : reader_->prepare(config_.snapshot.create_tables)) problems.push_back(std::move(p));
+    // The initial snapshot is queued before the source starts, so the first position persisted (MySQL
+    // persists its starting point at once) already carries it: a crash right after start cannot lose it.
+    const std::string& initial = config_.snapshot.initial;
+    if (problems.empty() && (initial == "always" || (initial == "when_needed" && !start_position_))) {
+      auto tables = reader_->captured_tables();
+      if (!tables.ok()) {
+        problems.push_back("initial snapshot: cannot list the captured tables: " + tables.error);
+      } else {
+        snapshot::queue_tables(state, *tables.value);
+        spdlog::info("initial snapshot ({}): {} table(s) queued", initial, tables.value->size());
+      }
+    }
     if (!state.idle())
       spdlog::info("snapshot state restored: {} table(s) queued{}{}", state.queue.size(),
                    state.current ? ", continuing " + state.current->request.table : std::string(),
@@ -209,8 +221,6 @@ class Pipeline {
     worker_.emplace(config_, *reader_, *coordinator_, [this] {
       return static_cast<uint64_t>(queue_ ? queue_->size() : 0) + tracker_->in_flight();
     });
-    const std::string& initial = config_.snapshot.initial;
-    if (initial == "always" || (initial == "when_needed" && !start_position_)) worker_->request_initial_snapshot();
     return true;
   }
 

@@ -85,31 +85,6 @@ bool ChunkWorker::connect(std::stop_token stop) {
   }
 }
 
-void ChunkWorker::queue_initial_tables(std::stop_token stop) {
-  for (;;) {
-    Fallible<std::vector<TableId>> tables = reader_.captured_tables();
-    if (tables.ok()) {
-      coordinator_.update([&](SnapshotState& s) {
-        for (const TableId& id : *tables.value) {
-          const std::string name = (id.schema.empty() ? id.database : id.schema) + "." + id.table;
-          const bool known = (s.current && s.current->request.table == name) ||
-                             std::any_of(s.queue.begin(), s.queue.end(), [&](const TableRequest& r) { return r.table == name; });
-          if (known) continue;
-          TableRequest request;
-          request.table = name;
-          s.queue.push_back(std::move(request));
-        }
-      });
-      spdlog::info("initial snapshot: {} table(s) queued", tables.value->size());
-      return;
-    }
-    spdlog::warn("initial snapshot: cannot list the captured tables: {}; retrying", tables.error);
-    if (!connect(stop)) return;
-    coordinator_.wait_for_change(stop, std::chrono::seconds(1));
-    if (stop.stop_requested()) return;
-  }
-}
-
 void ChunkWorker::refuse(const std::string& table, const std::string& why, bool current) {
   const std::string error = "snapshot of " + table + " refused: " + why;
   spdlog::error("{}", error);
@@ -233,7 +208,6 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
 
 std::optional<std::string> ChunkWorker::run(std::stop_token stop) {
   if (!connect(stop)) return std::nullopt;
-  if (initial_) queue_initial_tables(stop);
   while (!stop.stop_requested()) {
     const SnapshotState state = coordinator_.state();
     if (state.paused || state.idle()) {

@@ -25,9 +25,6 @@ class ChunkWorker {
   ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotCoordinator& coordinator,
               std::function<uint64_t()> backlog);
 
-  // Queues every captured table when the worker starts (the initial snapshot).
-  void request_initial_snapshot() { initial_ = true; }
-
   // Reads chunks until `stop`. Returns an error only for what must stop the daemon: a watermark that never
   // comes through the log. Failing requests (unknown table, bad WHERE) are logged, recorded in the state
   // and dropped; lost connections are retried with backoff.
@@ -38,7 +35,6 @@ class ChunkWorker {
 
  private:
   bool connect(std::stop_token stop);
-  void queue_initial_tables(std::stop_token stop);
   // Describes the next queued table and makes it current. False when it was refused.
   void start_next_table(const TableRequest& request);
   // One chunk of the current table; an error only when the daemon must stop.
@@ -57,7 +53,6 @@ class ChunkWorker {
   std::function<uint64_t()> backlog_;
   std::atomic<int64_t> max_chunks_per_second_;
   std::atomic<int64_t> max_backlog_events_;
-  bool initial_ = false;
   uint64_t next_window_id_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point next_chunk_at_{};

@@ -63,6 +63,18 @@ void SnapshotState::remember_signal(const std::string& id) {
   while (processed_signals.size() > kRememberedSignals) processed_signals.pop_front();
 }
 
+void queue_tables(SnapshotState& state, const std::vector<TableId>& tables) {
+  for (const TableId& id : tables) {
+    const std::string name = (id.schema.empty() ? id.database : id.schema) + "." + id.table;
+    const bool known = (state.current && state.current->request.table == name) ||
+                       std::any_of(state.queue.begin(), state.queue.end(), [&](const TableRequest& r) { return r.table == name; });
+    if (known) continue;
+    TableRequest request;
+    request.table = name;
+    state.queue.push_back(std::move(request));
+  }
+}
+
 nlohmann::json to_json(const SnapshotState& state) {
   json out = json::object();
   json queue = json::array();

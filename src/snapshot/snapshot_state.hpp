@@ -8,6 +8,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,9 @@ struct SnapshotState {
 };
 
 inline constexpr size_t kRememberedSignals = 1000;
+
+// Appends each table not already queued or in progress (the initial snapshot).
+void queue_tables(SnapshotState& state, const std::vector<TableId>& tables);
 
 nlohmann::json to_json(const SnapshotState& state);
 // Reads what to_json wrote; the error names the field.
