@@ -181,7 +181,12 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
   query.after = current.last_key;
   query.upto = current.max_key;
   query.limit = static_cast<size_t>(request.chunk_size > 0 ? request.chunk_size : default_chunk_size_);
+  query.stop = stop;
   Fallible<Chunk> chunk = reader_.read_chunk(query);
+  if (stop.stop_requested()) {
+    coordinator_.cancel_window(id);
+    return std::nullopt;
+  }
   if (!chunk.ok()) {
     fail("chunk query failed: " + chunk.error);
     return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct ChunkQuery {
   std::optional<KeyText> after;   // exclusive lower bound: the last key already emitted
   std::optional<KeyText> upto;    // inclusive upper bound: the table's maximum key when its snapshot started
   size_t limit = 0;
+  std::stop_token stop{};  // a reader that has to wait (PostgreSQL: for running commits) gives up on it
 };
 
 struct Chunk {

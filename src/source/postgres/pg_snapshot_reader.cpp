@@ -366,7 +366,7 @@ std::optional<std::string> PgSnapshotReader::write_watermark(const std::string& 
 // taken now; waiting until all of those have ended makes every commit before the low watermark visible to
 // the chunk's SELECT. Usually the wait is a single query; a transaction left open (idle in transaction, a
 // prepared transaction) holds the snapshot, never the log, and is named in a warning.
-std::optional<std::string> PgSnapshotReader::wait_for_finished_commits() {
+std::optional<std::string> PgSnapshotReader::wait_for_finished_commits(const std::stop_token& stop) {
   const auto running = conn_->query(
       "SELECT '{' || coalesce(string_agg(x::text, ','), '') || '}' FROM pg_snapshot_xip(pg_current_snapshot()) AS x");
   if (!running) return "cannot read the running transactions: " + conn_->last_error();
@@ -382,6 +382,7 @@ std::optional<std::string> PgSnapshotReader::wait_for_finished_commits() {
     if (!r) return "cannot read the running transactions: " + conn_->last_error();
     const std::string still = PQgetvalue(r->get(), 0, 0);
     if (still.empty()) return std::nullopt;
+    if (stop.stop_requested()) return std::string("stopping");
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_warning) {
       spdlog::warn("snapshot chunk waits for transaction(s) {} (open since before the low watermark) to end; see "
@@ -414,7 +415,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
       return Failed::failure("read_chunk: a key bound of " + name.text() + " holds NULL, which orders nowhere");
   }
 
-  if (auto error = wait_for_finished_commits()) return Failed::failure(*error);
+  if (auto error = wait_for_finished_commits(query.stop)) return Failed::failure(*error);
   if (!conn_->query("BEGIN ISOLATION LEVEL READ COMMITTED"))
     return Failed::failure("cannot begin a chunk transaction: " + conn_->last_error());
   auto fail = [&](std::string why) {

@@ -38,7 +38,7 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
 
  private:
   // Waits until every transaction committed in the log is visible (see the .cpp).
-  std::optional<std::string> wait_for_finished_commits();
+  std::optional<std::string> wait_for_finished_commits(const std::stop_token& stop);
 
   struct QualifiedName {
     std::string schema;
