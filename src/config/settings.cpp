@@ -358,8 +358,9 @@ std::vector<Setting> build_table() {
     property<int64_t>("snapshot.max_chunks_per_second", [](Config& c) -> auto& { return c.snapshot.max_chunks_per_second; },
       "Upper bound on chunks read per second; 0 means no bound.").byDefault(0).validate(in_range(0, 1'000'000)).reloadable(),
     property<int64_t>("snapshot.max_backlog_events", [](Config& c) -> auto& { return c.snapshot.max_backlog_events; },
-      "Hold the next chunk while more records than this wait in the queue or for Kafka, so a snapshot never starves the log.")
-      .byDefault(50000).validate(in_range(1, 100'000'000)).reloadable(),
+      "Hold the next chunk while more records than this wait in the queue or for Kafka, so a snapshot never starves the log "
+      "(a chunk's records wait ahead of the log's changes: this bounds their added latency).")
+      .byDefault(2048).validate(in_range(1, 100'000'000)).reloadable(),
     property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
       "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")
       .byDefault(120000).validate(in_range(1000, 86'400'000)),

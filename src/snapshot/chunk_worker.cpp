@@ -14,7 +14,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxChunkFailures = 3;  // then the request is refused (a bad WHERE fails every time)
 constexpr std::chrono::milliseconds kIdleWait{1000};
-constexpr std::chrono::milliseconds kBacklogWait{50};
+constexpr std::chrono::milliseconds kBacklogWait{5};
+constexpr std::chrono::seconds kDescribeEvery{1};
 
 int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -141,16 +142,24 @@ bool ChunkWorker::throttled() {
 
 std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& current, std::stop_token stop) {
   const TableRequest& request = current.request;
-  // Described for every chunk, so a column added or dropped mid-snapshot shows in the next chunk.
-  Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
-  if (!layout.ok()) {
-    refuse(request.table, layout.error, true);
-    return std::nullopt;
+  // Described again at least every kDescribeEvery, so a column added or dropped mid-snapshot shows within a
+  // second, without catalog queries for every chunk.
+  if (!layout_ || layout_table_ != request.table || Clock::now() - described_at_ >= kDescribeEvery) {
+    Fallible<TableLayout> described = reader_.describe(request.table, surrogate_key(request.table));
+    if (!described.ok()) {
+      layout_.reset();
+      refuse(request.table, described.error, true);
+      return std::nullopt;
+    }
+    layout_ = std::move(*described.value);
+    layout_table_ = request.table;
+    described_at_ = Clock::now();
   }
+  const TableLayout* layout = &*layout_;
   Window window;
   window.id = ++next_window_id_;
-  window.table = layout.value->schema->id;
-  window.key_names = layout.value->key_names;
+  window.table = layout->schema->id;
+  window.key_names = layout->key_names;
   window.low = fresh_mark();
   window.high = fresh_mark();
   const uint64_t id = window.id;
@@ -160,6 +169,7 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
 
   auto fail = [&](const std::string& what) {
     coordinator_.cancel_window(id);
+    layout_.reset();  // described again: the failure may come from a changed table
     spdlog::warn("snapshot of {}: {}", request.table, what);
     if (failing_table_ != request.table) failures_ = 0;
     failing_table_ = request.table;
@@ -176,7 +186,7 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
     return std::nullopt;
   }
   ChunkQuery query;
-  query.layout = &*layout.value;
+  query.layout = layout;
   query.where = request.where;
   query.after = current.last_key;
   query.upto = current.max_key;
@@ -192,7 +202,7 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
     return std::nullopt;
   }
   const bool finished = chunk.value->rows.size() < query.limit;
-  coordinator_.attach_rows(id, layout.value->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
+  coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
   if (auto error = reader_.write_watermark(high)) {
     fail("cannot write the high watermark: " + *error);
     return std::nullopt;

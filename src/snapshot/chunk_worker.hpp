@@ -56,6 +56,9 @@ class ChunkWorker {
   uint64_t next_window_id_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point next_chunk_at_{};
+  std::optional<TableLayout> layout_;  // the current table's, described at described_at_
+  std::string layout_table_;
+  std::chrono::steady_clock::time_point described_at_{};
   std::string failing_table_;  // consecutive failures of one table's chunk query
   int failures_ = 0;
   bool backlog_logged_ = false;

@@ -390,7 +390,7 @@ std::optional<std::string> PgSnapshotReader::wait_for_finished_commits(const std
                    still);
       next_warning = now + std::chrono::seconds(10);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(attempt + 1, 20)));
+    std::this_thread::sleep_for(std::chrono::microseconds(std::min(100 * (attempt + 1), 20'000)));
   }
 }
 
