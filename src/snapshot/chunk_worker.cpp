@@ -142,6 +142,7 @@ bool ChunkWorker::throttled() {
 
 std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& current, std::stop_token stop) {
   const TableRequest& request = current.request;
+  const std::vector<Row> spent = coordinator_.take_spent();  // freed here, on the thread that allocated them
   // Described again at least every kDescribeEvery, so a column added or dropped mid-snapshot shows within a
   // second, without catalog queries for every chunk.
   if (!layout_ || layout_table_ != request.table || Clock::now() - described_at_ >= kDescribeEvery) {

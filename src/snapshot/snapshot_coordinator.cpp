@@ -1,5 +1,7 @@
 #include "snapshot/snapshot_coordinator.hpp"
 
+#include <utility>
+
 namespace tidemark::snapshot {
 
 SnapshotCoordinator::SnapshotCoordinator(SnapshotState initial) : state_(std::move(initial)) {}
@@ -51,6 +53,20 @@ void SnapshotCoordinator::close_window() {
     ++generation_;
   }
   changed_.notify_all();
+}
+
+void SnapshotCoordinator::hand_back(std::vector<Row>&& rows) {
+  const std::lock_guard lock(mutex_);
+  if (spent_.empty()) {
+    spent_ = std::move(rows);
+  } else {
+    for (auto& row : rows) spent_.push_back(std::move(row));
+  }
+}
+
+std::vector<Row> SnapshotCoordinator::take_spent() {
+  const std::lock_guard lock(mutex_);
+  return std::exchange(spent_, {});
 }
 
 SnapshotCoordinator::WaitResult SnapshotCoordinator::wait_closed(uint64_t window_id, std::stop_token stop,

@@ -80,6 +80,12 @@ class SnapshotCoordinator {
   // Closes the open window (after the high watermark, or when a stop signal dropped its table).
   void close_window();
 
+  // ---- memory ----
+  // Published chunk rows go back to the worker, which allocated them: glibc frees far more cheaply on the
+  // allocating thread (as with the event queue's recycling).
+  void hand_back(std::vector<Row>&& rows);
+  std::vector<Row> take_spent();
+
  private:
   mutable std::mutex mutex_;
   std::condition_variable_any changed_;
@@ -87,6 +93,7 @@ class SnapshotCoordinator {
   std::shared_ptr<const std::string> stamp_;
   std::optional<Window> window_;
   uint64_t generation_ = 0;  // bumped on every change the worker may wait for
+  std::vector<Row> spent_;
 };
 
 }  // namespace tidemark::snapshot

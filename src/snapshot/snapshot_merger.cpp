@@ -175,16 +175,20 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
     return true;
   }
   const size_t emitted = rows.size();
+  StreamItem item{ChangeEvent{}};
+  ChangeEvent& read = std::get<ChangeEvent>(item);
+  read.table = schema;
+  read.op = Op::Read;
+  read.snapshot = SnapshotMarker::Incremental;
+  read.source = event.source;
   for (size_t i = 0; i < rows.size(); ++i) {
-    ChangeEvent read;
-    read.table = schema;
-    read.op = Op::Read;
     read.after = std::move(rows[i]);
-    read.snapshot = SnapshotMarker::Incremental;
-    read.source = event.source;
     read.source.row = static_cast<uint32_t>(i);
-    if (!emit(StreamItem(std::move(read)))) return false;
+    const bool sent = emit(item);
+    rows[i] = std::move(*read.after);  // back to the worker's thread to be freed
+    if (!sent) return false;
   }
+  coordinator_.hand_back(std::move(rows));
   coordinator_.update([&](SnapshotState& s) {
     if (!s.current) return;
     TableProgress& c = *s.current;
