@@ -7,7 +7,7 @@
 #   - runs every test with ctest in both builds,
 #   - stops the servers again, also when something fails.
 # Options (environment): TIDEMARK_SKIP_ASAN=1 skips the sanitizer pass; CTEST_ARGS adds ctest arguments
-# (for example CTEST_ARGS="-R Daemon").
+# (for example CTEST_ARGS="-R Daemon"); TIDEMARK_ASAN_EXCLUDE is the regex of tests the sanitizer pass skips.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -53,6 +53,8 @@ if [[ "${TIDEMARK_SKIP_ASAN:-0}" != 1 ]]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     export TIDEMARK_SNAPSHOT_TEST_ROWS="${TIDEMARK_SNAPSHOT_TEST_ROWS:-20000}"  # the fold tests' table, smaller here
-    (cd build-asan && ctest --output-on-failure "${extra_args[@]}")
+    # The fold tests' extra seeds exercise the same code paths as their kill -9 runs; under the sanitizers
+    # (several times slower) each database runs the kill -9 case only.
+    (cd build-asan && ctest --output-on-failure -E "${TIDEMARK_ASAN_EXCLUDE:-SnapshotFold.*_seed[12][^_]}" "${extra_args[@]}")
 fi
 log_info "all tests passed"
