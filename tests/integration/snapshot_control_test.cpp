@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <random>
 #include <set>
 #include <thread>
@@ -427,10 +428,11 @@ struct PauseCase {
   PauseBy by;
 };
 
-std::string pause_name(const testing::TestParamInfo<PauseCase>& info) {
-  const char* by = info.param.by == PauseBy::Signal ? "signal" : info.param.by == PauseBy::Sighup ? "sighup" : "restart";
-  return info.param.database + "_" + by;
+std::string pause_text(const PauseCase& c) {
+  return c.database + "_" + (c.by == PauseBy::Signal ? "signal" : c.by == PauseBy::Sighup ? "sighup" : "restart");
 }
+std::string pause_name(const testing::TestParamInfo<PauseCase>& info) { return pause_text(info.param); }
+void PrintTo(const PauseCase& c, std::ostream* out) { *out << pause_text(c); }
 
 class SnapshotPause : public testing::TestWithParam<PauseCase> {};
 
@@ -452,6 +454,14 @@ TEST_P(SnapshotPause, NoSnapshotRowsWhilePausedLogStreamsResumeCompletes) {
   } else {
     db->signal("pause-" + t, "pause-snapshot", "{}");
   }
+  // ENGINE BUG (pause by SIGHUP not persisted): like a refusal, the pause applied on SIGHUP reaches the state
+  // file (and `tidemark status`) only with the next position leaving the merge stage; paused between two
+  // chunks with no log traffic, extensions.snapshot.paused stays false. (The pause signal is itself a log
+  // event, so it is persisted at once.)
+  const bool persisted = wait_until([&] { return paused(*db); }, 10s);
+  EXPECT_TRUE(persisted) << "the pause is not in the state file without a later log change: "
+                         << snapshot_state(db->daemon()).dump();
+  if (!persisted) db->exec("INSERT INTO " + t + " (id, version, payload) VALUES (1000, 1, 'moves the position')");
   ASSERT_TRUE(wait_until([&] { return paused(*db); }, 20s)) << db->daemon().stderr_text();
   if (param.by == PauseBy::Restart) {
     ASSERT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
@@ -480,7 +490,7 @@ TEST_P(SnapshotPause, NoSnapshotRowsWhilePausedLogStreamsResumeCompletes) {
   ASSERT_TRUE(wait_done(*db, 1));
   const auto records = consume_all(db->bootstrap(), db->topic_of(t));
   EXPECT_EQ(as_multiset(snapshot_rows(records)), ids_in(1, 200));
-  EXPECT_EQ(count_op(records, "c"), 1u);
+  EXPECT_EQ(count_op(records, "c"), persisted ? 1u : 2u);
   EXPECT_FALSE(paused(*db));
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
   drop_control_tables(*db);
