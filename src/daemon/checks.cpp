@@ -43,7 +43,7 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
       problems.push_back("snapshot connection: " + *error);
     } else {
       const std::vector<std::string> missing = reader->prepare(false);
-      if (missing.empty()) source_config = snapshot::with_control_tables(config);
+      if (reader->control_tables_exist()) source_config = snapshot::with_control_tables(config);
       for (auto p : missing) {
         if (config.snapshot.create_tables && warnings) {
           warnings->push_back("created at start (snapshot.create_tables): " + p);

@@ -239,6 +239,7 @@ class Pipeline {
           break;
         }
       }
+      if (merger_ && !publisher_failed_ && !merger_->flush_state(emit)) publisher_failed_ = true;
       // The source thread frees the published events (its own allocations) at its next push: much cheaper
       // than freeing them here. Leaves `batch` empty.
       queue_->recycle(batch);

@@ -70,11 +70,14 @@ int run_snapshot_command(const Config& config, const SnapshotCommandOptions& opt
     type = "stop-snapshot";
     nlohmann::json tables = nlohmann::json::array();
     for (const auto& t : options.tables) tables.push_back(t);
-    data = options.tables.empty() ? "{}" : nlohmann::json{{"tables", tables}}.dump();
+    data = options.tables.empty() ? nlohmann::json{{"pipeline", config.name}}.dump()
+                                  : nlohmann::json{{"tables", tables}, {"pipeline", config.name}}.dump();
   } else if (options.pause) {
     type = "pause-snapshot";
+    data = nlohmann::json{{"pipeline", config.name}}.dump();
   } else if (options.resume) {
     type = "resume-snapshot";
+    data = nlohmann::json{{"pipeline", config.name}}.dump();
   } else {
     type = "execute-snapshot";
     nlohmann::json tables = nlohmann::json::array();
@@ -87,7 +90,7 @@ int run_snapshot_command(const Config& config, const SnapshotCommandOptions& opt
       r.chunk_size = options.chunk_size;
       tables.push_back(nlohmann::json::parse(snapshot::execute_snapshot_data(r)).at("tables").at(0));
     }
-    data = nlohmann::json{{"tables", tables}}.dump();
+    data = nlohmann::json{{"tables", tables}, {"pipeline", config.name}}.dump();
   }
   const auto reader = snapshot::make_snapshot_reader(snapshot::with_control_tables(config));
   if (auto error = reader->connect()) {

@@ -16,6 +16,7 @@ constexpr int kMaxChunkFailures = 3;  // then the request is refused (a bad WHER
 constexpr std::chrono::milliseconds kIdleWait{1000};
 constexpr std::chrono::milliseconds kBacklogWait{5};
 constexpr std::chrono::seconds kDescribeEvery{1};
+constexpr std::chrono::milliseconds kFirstWatermarkWait{2000};
 
 int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -209,11 +210,26 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
     return std::nullopt;
   }
   failures_ = 0;
-  switch (coordinator_.wait_closed(id, stop, watermark_timeout_)) {
+  // Until a first watermark of this pipeline has come through the log, the stream may not be live yet (a
+  // PostgreSQL slot created moments after the watermarks were written never decodes them): then the chunk
+  // is given up after a short wait and read again, until watermark_timeout_ms has passed since the first try.
+  const bool proven = coordinator_.watermark_seen();
+  const auto now = Clock::now();
+  if (proven || !first_unseen_chunk_at_) first_unseen_chunk_at_ = now;
+  const auto waited = now - *first_unseen_chunk_at_;
+  const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(watermark_timeout_ - waited);
+  const auto wait = proven ? watermark_timeout_ : std::max(std::chrono::milliseconds(1), std::min(kFirstWatermarkWait, remaining));
+  switch (coordinator_.wait_closed(id, stop, wait)) {
     case SnapshotCoordinator::WaitResult::Closed:
     case SnapshotCoordinator::WaitResult::Stopped:
+      if (proven || coordinator_.watermark_seen()) first_unseen_chunk_at_.reset();
       return std::nullopt;
     case SnapshotCoordinator::WaitResult::LowWatermarkMissing:
+      if (!proven && waited + wait < watermark_timeout_) {
+        coordinator_.cancel_window(id);
+        spdlog::info("snapshot of {}: no watermark through the log yet; reading the chunk again", request.table);
+        return std::nullopt;
+      }
       return "the snapshot watermark written to the watermark table did not come through the log within " +
              std::to_string(watermark_timeout_.count()) +
              " ms: the watermark table is not captured (for PostgreSQL: add it to the publication; for MySQL: check "

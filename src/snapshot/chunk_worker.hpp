@@ -59,6 +59,7 @@ class ChunkWorker {
   std::optional<TableLayout> layout_;  // the current table's, described at described_at_
   std::string layout_table_;
   std::chrono::steady_clock::time_point described_at_{};
+  std::optional<std::chrono::steady_clock::time_point> first_unseen_chunk_at_;  // first try before any watermark came
   std::string failing_table_;  // consecutive failures of one table's chunk query
   int failures_ = 0;
   bool backlog_logged_ = false;

@@ -123,14 +123,17 @@ Fallible<Signal> parse_signal(const std::string& id, const std::string& type, co
     return Fallible<Signal>::failure("signal " + id + ": unknown type '" + type +
                                      "' (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot)");
   }
-  if (s.kind == SignalKind::PauseSnapshot || s.kind == SignalKind::ResumeSnapshot) return {std::move(s), ""};
   json parsed = json::object();
   if (!data.empty()) {
     parsed = json::parse(data, nullptr, false);
+    const bool no_data_needed = s.kind == SignalKind::PauseSnapshot || s.kind == SignalKind::ResumeSnapshot;
+    if (parsed.is_discarded() && no_data_needed) parsed = json::object();
     if (parsed.is_discarded() || !parsed.is_object())
       return Fallible<Signal>::failure("signal " + id + " (" + type + "): data is not a JSON object: " + data);
   }
   try {
+    s.pipeline = string_field(parsed, "pipeline");
+    if (s.kind == SignalKind::PauseSnapshot || s.kind == SignalKind::ResumeSnapshot) return {std::move(s), ""};
     s.tables = tables_of(parsed, s.kind == SignalKind::ExecuteSnapshot);
     if (s.kind == SignalKind::ExecuteSnapshot) apply_execute_options(parsed, s.tables);
     for (auto& t : s.tables) t.signal_id = id;

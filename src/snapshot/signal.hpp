@@ -6,7 +6,8 @@
 //                     {"data-collections": ["public.a"], "type": "incremental",
 //                      "additional-conditions": [{"data-collection": "public.a", "filter": "x > 5"}]}
 //   stop-snapshot     {} (everything) or {"tables": [...]} / {"data-collections": [...]} (those tables)
-//   pause-snapshot, resume-snapshot   no data
+//   pause-snapshot, resume-snapshot   no data, or {"pipeline": ...}
+// Any data may name the pipeline that should act ({"pipeline": "shop", ...}); the others ignore the row.
 
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct Signal {
   std::string id;
   SignalKind kind = SignalKind::ExecuteSnapshot;
   std::vector<TableRequest> tables;  // execute: what to read; stop: what to drop (empty: everything)
+  std::string pipeline;  // data "pipeline": only that pipeline acts on it ("" = every pipeline reading the table)
 };
 
 // Parses one signal row. The error says what is wrong with which field; the daemon logs it and goes on.

@@ -3,6 +3,7 @@
 // publisher thread, where log order is fixed). It owns the snapshot state and the one open watermark window,
 // behind one mutex; the worker waits on it for the merge stage to close the window.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -80,6 +81,11 @@ class SnapshotCoordinator {
   // Closes the open window (after the high watermark, or when a stop signal dropped its table).
   void close_window();
 
+  // Set by the merge stage when a watermark row of this pipeline comes through the log: from then on the
+  // watermark table is known to be captured and the stream to be live.
+  void note_watermark_seen() { watermark_seen_ = true; }
+  bool watermark_seen() const { return watermark_seen_; }
+
   // ---- memory ----
   // Published chunk rows go back to the worker, which allocated them: glibc frees far more cheaply on the
   // allocating thread (as with the event queue's recycling).
@@ -94,6 +100,7 @@ class SnapshotCoordinator {
   std::optional<Window> window_;
   uint64_t generation_ = 0;  // bumped on every change the worker may wait for
   std::vector<Row> spent_;
+  std::atomic<bool> watermark_seen_{false};
 };
 
 }  // namespace tidemark::snapshot

@@ -13,19 +13,31 @@ SnapshotMerger::SnapshotMerger(std::string pipeline, ControlTables tables, Snaps
     : pipeline_(std::move(pipeline)), tables_(std::move(tables)), coordinator_(coordinator) {}
 
 void SnapshotMerger::stamp(std::optional<SourcePosition>& position) {
-  if (position) position->snapshot_state = coordinator_.stamp();
+  if (!position) return;
+  position->snapshot_state = coordinator_.stamp();
+  last_position_ = *position;
+}
+
+bool SnapshotMerger::flush_state(const Emit& emit) {
+  if (!last_position_) return true;
+  auto current = coordinator_.stamp();
+  if (current == last_position_->snapshot_state) return true;
+  last_position_->snapshot_state = std::move(current);
+  return emit(StreamItem(Checkpoint{*last_position_}));
 }
 
 bool SnapshotMerger::forward_position(const std::optional<SourcePosition>& position, const Emit& emit) {
   if (!position) return true;
   Checkpoint checkpoint{*position};
   checkpoint.position.snapshot_state = coordinator_.stamp();
+  last_position_ = checkpoint.position;
   return emit(StreamItem(std::move(checkpoint)));
 }
 
 bool SnapshotMerger::process(StreamItem& item, const Emit& emit) {
   if (auto* checkpoint = std::get_if<Checkpoint>(&item)) {
     checkpoint->position.snapshot_state = coordinator_.stamp();
+    last_position_ = checkpoint->position;
     return emit(item);
   }
   ChangeEvent& event = std::get<ChangeEvent>(item);
@@ -133,6 +145,7 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
   const std::optional<std::string> mark = text_column(event, "mark");
   if (!mark) return true;
   ++watermarks_seen_;
+  coordinator_.note_watermark_seen();
 
   bool at_high = false;
   bool redo = false;
@@ -225,6 +238,7 @@ void SnapshotMerger::on_signal(const ChangeEvent& event) {
     return;
   }
   Signal& signal = *parsed.value;
+  if (!signal.pipeline.empty() && signal.pipeline != pipeline_) return;  // meant for another pipeline
   spdlog::info("signal {}: {} {}", id, signal_kind_name(signal.kind), data);
   bool dropped_current = false;
   coordinator_.update([&](SnapshotState& s) {

@@ -28,6 +28,11 @@ class SnapshotMerger {
 
   uint64_t watermarks_seen() const { return watermarks_seen_; }
 
+  // Persists state changes made outside the log (a refused request, a pause by SIGHUP, a table started):
+  // when the state changed since the last position went by, that position goes by again with the new state.
+  // Called by the publisher loop between batches, so a quiet database does not hold them back.
+  bool flush_state(const Emit& emit);
+
  private:
   bool on_watermark(const ChangeEvent& event, const Emit& emit);
   void on_signal(const ChangeEvent& event);
@@ -45,6 +50,7 @@ class SnapshotMerger {
   std::unordered_map<const TableSchema*, std::pair<TableSchemaPtr, std::vector<size_t>>> column_cache_;
   std::string key_buffer_;
   uint64_t watermarks_seen_ = 0;
+  std::optional<SourcePosition> last_position_;  // the last position that left the merge stage, and its stamp
 };
 
 }  // namespace tidemark::snapshot

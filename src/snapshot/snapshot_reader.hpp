@@ -63,6 +63,9 @@ class SnapshotReader {
   // missing when `create` is set; otherwise returns each problem with the DDL and grants that fix it.
   virtual std::vector<std::string> prepare(bool create) = 0;
 
+  // True when both control tables exist (whatever their rows), so the source must capture them.
+  virtual bool control_tables_exist() = 0;
+
   // The tables the source captures (source.tables resolved against the catalog), without the watermark
   // and signal tables: what an initial snapshot or an "all tables" request covers.
   virtual Fallible<std::vector<TableId>> captured_tables() = 0;

@@ -232,6 +232,35 @@ TEST_F(MergeStage, SignalsAreConsumedOnceAndChangeTheState) {
   for (const auto& i : out) EXPECT_TRUE(std::holds_alternative<Checkpoint>(i)) << "signal rows are not published";
 }
 
+TEST_F(MergeStage, ASignalNamingAnotherPipelineIsIgnored) {
+  auto signal = [&](const std::string& id, const std::string& data) {
+    feed(event(signal_schema, Op::Create, std::nullopt,
+               Row{Value(id), Value(std::string("execute-snapshot")), Value(data), Value(Null{})}));
+  };
+  signal("x", R"({"tables": ["public.items"], "pipeline": "other"})");
+  EXPECT_TRUE(coordinator.state().queue.empty());
+  EXPECT_FALSE(coordinator.state().signal_processed("x"));
+  signal("y", R"({"tables": ["public.items"], "pipeline": "p1"})");
+  EXPECT_EQ(coordinator.state().queue.size(), 1u);
+}
+
+TEST_F(MergeStage, StateChangedOutsideTheLogGoesOutWithTheLastPositionAgain) {
+  feed(event(items_schema, Op::Create, std::nullopt, item(1, 0)));
+  const size_t before = out.size();
+  ASSERT_TRUE(merger.flush_state(emit()));
+  EXPECT_EQ(out.size(), before) << "nothing changed: nothing to flush";
+  coordinator.update([](SnapshotState& s) { s.last_error = "refused"; });  // as the chunk worker does
+  ASSERT_TRUE(merger.flush_state(emit()));
+  ASSERT_EQ(out.size(), before + 1);
+  const auto* checkpoint = std::get_if<Checkpoint>(&out.back());
+  ASSERT_NE(checkpoint, nullptr);
+  EXPECT_EQ(checkpoint->position.token, "pos1");
+  ASSERT_NE(checkpoint->position.snapshot_state, nullptr);
+  EXPECT_NE(checkpoint->position.snapshot_state->find("refused"), std::string::npos);
+  ASSERT_TRUE(merger.flush_state(emit()));
+  EXPECT_EQ(out.size(), before + 1);
+}
+
 TEST_F(MergeStage, AStopSignalInsideTheWindowDropsTheChunk) {
   open_chunk();
   feed(event(signal_schema, Op::Create, std::nullopt, Row{Value(std::string("s")), Value(std::string("stop-snapshot")), Value(std::string("{}")), Value(Null{})}));

@@ -168,6 +168,15 @@ std::vector<std::string> MySqlSnapshotReader::prepare_table(const Table& table, 
   return {};
 }
 
+bool MySqlSnapshotReader::control_tables_exist() {
+  if (ensure_connected()) return false;
+  const auto n = connection_->query_value(
+      "SELECT COUNT(*) FROM information_schema.tables WHERE (table_schema = " + connection_->quote(watermark_.database) +
+      " AND table_name = " + connection_->quote(watermark_.name) + ") OR (table_schema = " +
+      connection_->quote(signal_.database) + " AND table_name = " + connection_->quote(signal_.name) + ")");
+  return n && *n == "2";
+}
+
 std::vector<std::string> MySqlSnapshotReader::prepare(bool create) {
   if (auto e = ensure_connected()) return {*e};
   std::vector<std::string> problems;

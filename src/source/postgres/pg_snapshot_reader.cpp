@@ -244,6 +244,13 @@ std::vector<std::string> PgSnapshotReader::prepare(bool create) {
   return problems;
 }
 
+bool PgSnapshotReader::control_tables_exist() {
+  if (not_connected()) return false;
+  const auto r = conn_->query("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",
+                              {watermark_.sql(), signal_.sql()});
+  return r && PQntuples(r->get()) == 1 && std::string(PQgetvalue(r->get(), 0, 0)) == "t";
+}
+
 Fallible<std::vector<TableId>> PgSnapshotReader::captured_tables() {
   if (auto down = not_connected()) return Fallible<std::vector<TableId>>::failure(*down);
   const auto r = conn_->query(
