@@ -278,10 +278,8 @@ TEST_P(SnapshotControl, SurrogateKeysAndTablesWithoutKey) {
       << db->daemon().stderr_text();
   const std::string log = db->daemon().stderr_text();
   EXPECT_NE(log.find("NULL", log.find(nul_refused)), std::string::npos) << log;
-  // ENGINE BUG (refusal not persisted): the refusal changes the snapshot state in the chunk worker, but the
-  // state reaches the state file only stamped on the next position leaving the merge stage. With no further
-  // change in the log, extensions.snapshot keeps the refused request in `queue` and no last_error (and
-  // `tidemark status` says so) until some unrelated change arrives.
+  // Regression (found by this test): a refusal changes the state in the chunk worker, outside the log; it
+  // must reach the state file (and `tidemark status`) without waiting for an unrelated log change.
   EXPECT_TRUE(wait_until([&] { return last_error(*db).find(nul) != std::string::npos; }, 10s))
       << "the refusal is not in the state file without a later log change: " << snapshot_state(db->daemon()).dump();
   db->exec("INSERT INTO " + sur + " (id, version, payload) VALUES (1000, 1, 'moves the position')");
@@ -329,8 +327,7 @@ TEST_P(SnapshotControl, UnknownTableIsRefusedAndALaterRequestWorks) {
   ASSERT_TRUE(wait_until([&] {
     return db->daemon().stderr_text().find("snapshot of " + unknown + " refused") != std::string::npos;
   }, 30s)) << db->daemon().stderr_text();
-  // ENGINE BUG (refusal not persisted), see SurrogateKeysAndTablesWithoutKey: without a later log change the
-  // state file keeps the unknown table queued and no last_error.
+  // Regression, see SurrogateKeysAndTablesWithoutKey: the refusal is persisted without a later log change.
   EXPECT_TRUE(wait_until([&] { return last_error(*db).find(unknown) != std::string::npos; }, 10s))
       << "the refusal is not in the state file without a later log change: " << snapshot_state(db->daemon()).dump();
   db->exec("INSERT INTO " + t + " (id, version, payload) VALUES (1000, 1, 'moves the position')");
@@ -358,10 +355,9 @@ TEST_P(SnapshotControl, InitialSnapshotOnFirstStartOnly) {
   db->fill(t, 300);
   db->write_config({t}, snapshot_yaml(*db, "  initial: when_needed\n  chunk_size: 64\n"));
   ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
-  // ENGINE BUG (postgres, initial snapshot races the slot): the chunk worker starts with the source thread
-  // and writes its first low watermark before the source has created the replication slot, so that
-  // watermark is never decoded; the snapshot stalls with chunks 0 until snapshot.watermark_timeout_ms (2 min)
-  // and then the daemon stops, blaming an uncaptured watermark table.
+  // Regression (found by this test, PostgreSQL): the chunk worker may write its first watermarks before the
+  // source has created the replication slot, which never decodes them; until a first watermark comes
+  // through, the worker reads such a chunk again after a short wait instead of stalling.
   ASSERT_TRUE(wait_done(*db, 1, 30s));
   EXPECT_EQ(as_multiset(snapshot_rows(consume_all(db->bootstrap(), db->topic_of(t)))), ids_in(1, 300));
   ASSERT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
@@ -454,10 +450,8 @@ TEST_P(SnapshotPause, NoSnapshotRowsWhilePausedLogStreamsResumeCompletes) {
   } else {
     db->signal("pause-" + t, "pause-snapshot", "{}");
   }
-  // ENGINE BUG (pause by SIGHUP not persisted): like a refusal, the pause applied on SIGHUP reaches the state
-  // file (and `tidemark status`) only with the next position leaving the merge stage; paused between two
-  // chunks with no log traffic, extensions.snapshot.paused stays false. (The pause signal is itself a log
-  // event, so it is persisted at once.)
+  // Regression (found by this test): like a refusal, the pause applied on SIGHUP must reach the state file
+  // without log traffic. (The pause signal is itself a log event.)
   const bool persisted = wait_until([&] { return paused(*db); }, 10s);
   EXPECT_TRUE(persisted) << "the pause is not in the state file without a later log change: "
                          << snapshot_state(db->daemon()).dump();
@@ -555,11 +549,8 @@ TEST(SnapshotControlPostgres, PublicationWithoutControlTablesIsAnErrorNotAHang) 
   EXPECT_NE(f.daemon.stderr_text().find(setup.signal), std::string::npos) << f.daemon.stderr_text();
 }
 
-// ENGINE BUG (check skips the publication): when the control tables exist but the watermark table has no row
-// for this pipeline yet (a fresh pipeline; `run` inserts it), `tidemark check` turns that into the warning
-// "created at start" and then checks the source WITHOUT the control tables (src/daemon/checks.cpp:
-// with_control_tables only when prepare(false) reports nothing), so it says "ok" and exits 0 although
-// `tidemark run` refuses to start because the publication lacks both control tables.
+// Regression (found by this test): when the control tables exist but have no row for this pipeline yet (a
+// fresh pipeline; `run` inserts it), `tidemark check` must still check that the publication holds them.
 TEST(SnapshotControlPostgres, CheckNamesUnpublishedControlTablesOfAFreshPipeline) {
   UnpublishedControlTables setup(false);
   PgFixture& f = setup.f;
