@@ -9,7 +9,8 @@
 # What it streams: a PostgreSQL table (logical replication, pgoutput) and a MariaDB table (the row-based
 # binlog, read as a replica), one Tidemark pipeline each. The demo creates both tables, starts the two
 # pipelines, and keeps writing rows (insert, update, delete) with psql and mariadb while kcat shows the
-# records of both topics.
+# records of both topics; now and then it asks for a snapshot of each table (`tidemark snapshot`), whose rows
+# arrive as op "r" between the live changes.
 #
 # Environment: TIDEMARK_DEMO_KAFKA=dev|real (default dev), TIDEMARK_DEMO_SECONDS=N (stop by itself after
 # N seconds instead of waiting for Ctrl-C).
@@ -187,6 +188,10 @@ log_info "tidemark (MariaDB) is running (pid $tidemark_my_pid, log $demo_dir/tid
         n=$((n + 1))
         psql_demo -c "INSERT INTO demo_orders (customer, amount) VALUES ('customer $n', $n.25)" || break
         psql_demo -c "UPDATE demo_orders SET status = 'shipped', updated_at = now() WHERE id = (SELECT min(id) FROM demo_orders WHERE status <> 'shipped')" || break
+        # Now and then a snapshot of the table beside the live changes: its rows arrive as op "r".
+        if ((n % 5 == 3)); then
+            "$build_dir/tidemark" snapshot --config "$demo_dir/tidemark.yaml" --table public.demo_orders || break
+        fi
     done
 ) >"$demo_dir/writer.log" 2>&1 &
 writer_pid=$!
@@ -198,6 +203,10 @@ writer_pid=$!
         n=$((n + 1))
         mariadb_demo -e "BEGIN; INSERT INTO demo_orders (customer, amount) VALUES ('buyer $n', $n.75);
             UPDATE demo_orders SET status = 'shipped' WHERE status <> 'shipped' ORDER BY id LIMIT 1; COMMIT" || break
+        if ((n % 5 == 2)); then
+            "$build_dir/tidemark" snapshot --config "$demo_dir/tidemark-mysql.yaml" \
+                --table "$TIDEMARK_MYSQL_DATABASE.demo_orders" || break
+        fi
     done
 ) >"$demo_dir/writer-mysql.log" 2>&1 &
 writer_my_pid=$!

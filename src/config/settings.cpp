@@ -344,7 +344,8 @@ std::vector<Setting> build_table() {
       "Rows per chunk SELECT (a signal may ask for another size).").byDefault(1024).validate(in_range(1, 1'000'000)),
     property<std::string>("snapshot.signal_table", [](Config& c) -> auto& { return c.snapshot.signal_table; },
       "Table whose inserted rows control snapshots (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot); "
-      "'table' lives in source.database (mysql) or schema public (postgres), or name it 'schema.table'.")
+      "'table' lives in schema public (postgres) or in source.database (mysql; without it, the database of the first "
+      "source.tables entry), or name it 'schema.table'.")
       .byDefault("tidemark_signal"),
     property<std::string>("snapshot.watermark_table", [](Config& c) -> auto& { return c.snapshot.watermark_table; },
       "Table holding one row per pipeline, updated to a fresh UUID before and after each chunk.")

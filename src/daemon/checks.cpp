@@ -38,12 +38,13 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
   if (auto problem = snapshot::control_tables_problem(config)) {
     problems.push_back(*problem);
   } else if (snapshot::snapshots_enabled(config)) {
-    const auto reader = snapshot::make_snapshot_reader(source_config);
+    const Config with_tables = snapshot::with_control_tables(config);
+    const auto reader = snapshot::make_snapshot_reader(with_tables);
     if (auto error = reader->connect()) {
       problems.push_back("snapshot connection: " + *error);
     } else {
       const std::vector<std::string> missing = reader->prepare(false);
-      if (reader->control_tables_exist()) source_config = snapshot::with_control_tables(config);
+      if (reader->control_tables_exist()) source_config = with_tables;
       for (auto p : missing) {
         if (config.snapshot.create_tables && warnings) {
           warnings->push_back("created at start (snapshot.create_tables): " + p);

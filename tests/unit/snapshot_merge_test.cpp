@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "snapshot/control_tables.hpp"
 #include "snapshot/key_codec.hpp"
 #include "snapshot/signal.hpp"
 #include "snapshot/snapshot_coordinator.hpp"
@@ -92,6 +93,35 @@ TEST(SnapshotKeyCodec, EqualExactlyWhenValuesAreEqual) {
   EXPECT_NE(enc({Value(int64_t{1}), Value(uint64_t{1})}), enc({Value(int64_t{1}), Value(int64_t{1})}));
   std::string out;
   EXPECT_FALSE(encode_key({Value(int64_t{1}), Value(Unavailable{})}, {0, 1}, out));
+}
+
+TEST(SnapshotControlTables, NamesResolvePerDatabaseAndJoinTheCapture) {
+  Config pg;
+  pg.source.type = "postgres";
+  pg.source.database = "shop";
+  pg.source.tables = {"public.orders"};
+  pg.snapshot.watermark_table = "tidemark_watermark";
+  pg.snapshot.signal_table = "ops.signals";
+  const ControlTables t = control_tables(pg);
+  EXPECT_EQ(t.watermark, (TableId{"shop", "public", "tidemark_watermark"}));
+  EXPECT_EQ(t.signal, (TableId{"shop", "ops", "signals"}));
+  EXPECT_EQ(with_control_tables(pg).source.tables,
+            (std::vector<std::string>{"public.orders", "public.tidemark_watermark", "ops.signals"}));
+
+  Config my;
+  my.source.type = "mysql";
+  my.source.tables = {"shop.orders", "crm.*"};
+  my.snapshot.watermark_table = "tidemark_watermark";
+  my.snapshot.signal_table = "tidemark_signal";
+  // Without source.database the first table's database holds them.
+  EXPECT_EQ(control_tables(my).watermark, (TableId{"shop", "", "tidemark_watermark"}));
+  EXPECT_EQ(control_tables_problem(my), std::nullopt);
+  EXPECT_EQ(with_control_tables(my).source.database, "shop");
+  my.source.tables = {"*.orders"};
+  ASSERT_TRUE(control_tables_problem(my).has_value());
+  EXPECT_NE(control_tables_problem(my)->find("source.database"), std::string::npos);
+  my.snapshot.enabled = false;
+  EXPECT_EQ(control_tables_problem(my), std::nullopt);
 }
 
 // ---- merge stage ----
