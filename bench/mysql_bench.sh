@@ -35,6 +35,8 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 . "$ROOT/scripts/lib/common.sh"
+# shellcheck source=lib.sh
+. "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
 cd "$ROOT"
 
@@ -69,19 +71,6 @@ STATE="$WORK/state.json"
 DAEMON_LOG="$WORK/tidemark.log"
 daemon_pid=""
 created_topic=0
-
-stop_daemon() {
-    [[ -n "$daemon_pid" ]] || return 0
-    kill -TERM "$daemon_pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 600; i++)); do
-        kill -0 "$daemon_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
-    wait "$daemon_pid" 2>/dev/null || true
-    daemon_pid=""
-}
 
 cleanup() {
     local status=$?

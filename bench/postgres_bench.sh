@@ -35,6 +35,8 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 . "$ROOT/scripts/lib/common.sh"
+# shellcheck source=lib.sh
+. "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
 cd "$ROOT"
 
@@ -78,19 +80,6 @@ daemon_pid=""
 recv_pid=""
 created_table=0
 created_topic=0
-
-stop_daemon() {
-    [[ -n "$daemon_pid" ]] || return 0
-    kill -TERM "$daemon_pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 600; i++)); do
-        kill -0 "$daemon_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
-    wait "$daemon_pid" 2>/dev/null || true
-    daemon_pid=""
-}
 
 drop_slot() {  # waits until the slot is inactive (a walsender lingers briefly after its client left)
     local slot="$1" i

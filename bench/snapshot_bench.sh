@@ -50,6 +50,8 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 . "$ROOT/scripts/lib/common.sh"
+# shellcheck source=lib.sh
+. "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
 cd "$ROOT"
 
@@ -116,19 +118,6 @@ proc_ticks() {
     echo $((f[11] + f[12]))
 }
 kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
-
-stop_daemon() {
-    [[ -n "$daemon_pid" ]] || return 0
-    kill -TERM "$daemon_pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 600; i++)); do
-        kill -0 "$daemon_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
-    wait "$daemon_pid" 2>/dev/null || true
-    daemon_pid=""
-}
 
 # Stops the workload; its summary line is then in $WORK/load.out.
 stop_load() {

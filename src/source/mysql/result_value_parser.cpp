@@ -10,6 +10,7 @@
 #include "core/civil_time.hpp"
 #include "source/mysql/binlog_constants.hpp"
 #include "source/mysql/charset.hpp"
+#include "source/mysql/row_decoder.hpp"
 
 namespace tidemark::mysql {
 
@@ -79,16 +80,6 @@ bool decimal_text(const std::string& s) {
   const size_t fraction_start = ++i;
   while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
   return i == s.size() && i > fraction_start;
-}
-
-double float_as_double(float f) {
-  // The decoder's conversion: the float's shortest decimal text read as a double.
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
-  double d = 0;
-  const auto p = std::from_chars(buf, r.ptr, d);
-  if (p.ec != std::errc()) return static_cast<double>(f);
-  return d;
 }
 
 bool extended_value(const ResultColumn& column, const std::string& text, Value& out, std::string& error) {

@@ -285,17 +285,6 @@ bool read_set(BinlogCursor& c, const ColumnDef& column, size_t storage, Value& o
   return true;
 }
 
-double float_as_double(float f) {
-  // The shortest decimal text of the float, read as a double: FLOAT 0.1 becomes the double 0.1, not
-  // 0.10000000149011612 (as PostgreSQL's float4 is handled).
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
-  double d = 0;
-  const auto p = std::from_chars(buf, r.ptr, d);
-  if (p.ec != std::errc()) return static_cast<double>(f);
-  return d;
-}
-
 }  // namespace
 
 bool decode_column_value(BinlogCursor& c, const ColumnDef& column, Value& out) {
@@ -552,6 +541,15 @@ std::optional<DecodeError> decode_rows(const RowsEvent& event, const TableMap& t
     ++row_number;
   }
   return std::nullopt;
+}
+
+double float_as_double(float f) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  double d = 0;
+  const auto p = std::from_chars(buf, r.ptr, d);
+  if (p.ec != std::errc()) return static_cast<double>(f);
+  return d;
 }
 
 }  // namespace tidemark::mysql

@@ -43,4 +43,9 @@ std::optional<DecodeError> decode_rows(const RowsEvent& event, const TableMap& t
 // Decodes one non-NULL value of `column` at the cursor. On failure the cursor holds the reason.
 bool decode_column_value(BinlogCursor& cursor, const ColumnDef& column, Value& out);
 
+// A FLOAT as the event model's double: the float's shortest decimal text read as a double, so FLOAT 0.1
+// becomes the double 0.1, not 0.10000000149011612 (as PostgreSQL's float4 is handled). The snapshot
+// reader converts with it too, so both sides agree.
+double float_as_double(float f);
+
 }  // namespace tidemark::mysql
