@@ -29,6 +29,16 @@ struct MySqlSourceConfig {
   int64_t server_id = 0;
 };
 
+// TLS to the database (docs/security.md). The loader checks the combination and that the files are readable.
+struct SourceTlsConfig {
+  std::string mode;  // disable | prefer | require | verify-ca | verify-full
+  std::string ca;    // CA certificate file (PEM) that signed the server's certificate
+  std::string cert;  // client certificate file (PEM), with key
+  std::string key;   // client private key file (PEM)
+
+  bool verifies() const { return mode == "verify-ca" || mode == "verify-full"; }
+};
+
 struct SourceConfig {
   std::string type;  // generator | postgres | mysql
   std::string host;
@@ -37,6 +47,7 @@ struct SourceConfig {
   std::string password;
   std::string database;
   std::vector<std::string> tables;
+  SourceTlsConfig tls;
   GeneratorSourceConfig generator;
   PostgresSourceConfig postgres;
   MySqlSourceConfig mysql;

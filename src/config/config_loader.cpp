@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include "config/settings.hpp"
@@ -86,7 +88,9 @@ class Loader {
     }
     walk(root, "");
     add_missing_required();
+    apply_tls_environment();
     check_cross_field();
+    check_tls();
     derive_defaults();
     return std::move(result_);
   }
@@ -120,6 +124,7 @@ class Loader {
           failed_.insert(path);
         }
         set_.insert(path);
+        value_marks_.emplace(path, value.Mark());
       } else if (is_prefix_of_a_setting(path)) {
         if (value.IsMap()) {
           walk(value, path);
@@ -161,6 +166,74 @@ class Loader {
     }
   }
 
+  // Where a key's value is, else its parent map (source.tls, then source), else nowhere.
+  YAML::Mark value_mark(const std::string& path) const {
+    if (const auto it = value_marks_.find(path); it != value_marks_.end()) return it->second;
+    for (const char* parent : {"source.tls", "source"})
+      if (const YAML::Mark m = mark_of(parent); !m.is_null()) return m;
+    return YAML::Mark::null_mark();
+  }
+
+  // PostgreSQL: like psql and pg_recvlogical, PGSSLMODE is the default of source.tls.mode; the file wins.
+  void apply_tls_environment() {
+    Config& c = result_.config;
+    if (c.source.type != "postgres" || set_.count("source.tls.mode")) return;
+    const std::optional<std::string> mode = env_("PGSSLMODE");
+    if (!mode || mode->empty()) return;
+    const Setting* s = find_setting("source.tls.mode");
+    if (std::find(s->choices.begin(), s->choices.end(), *mode) == s->choices.end()) {
+      std::string list;
+      for (size_t i = 0; i < s->choices.size(); ++i) list += (i ? ", " : "") + s->choices[i];
+      add_unplaced("source.tls.mode", "PGSSLMODE=" + *mode + " in the environment (the default of source.tls.mode " +
+                                          "for a postgres source) is not one of: " + list +
+                                          "; set source.tls.mode in the file or change PGSSLMODE");
+      failed_.insert("source.tls.mode");
+      return;
+    }
+    c.source.tls.mode = *mode;
+    tls_mode_from_env_ = true;
+  }
+
+  void check_tls() {
+    const Config& c = result_.config;
+    if (c.source.type != "postgres" && c.source.type != "mysql") return;
+    const SourceTlsConfig& tls = c.source.tls;
+    const std::pair<const char*, const std::string*> files[] = {
+        {"source.tls.ca", &tls.ca}, {"source.tls.cert", &tls.cert}, {"source.tls.key", &tls.key}};
+    for (const auto& [key, value] : files) {
+      if (value->empty() || failed_.count(key)) continue;
+      if (::access(value->c_str(), R_OK) != 0)
+        add(value_mark(key), key, "cannot read " + *value + ": " + std::strerror(errno) +
+                                      "; give the path of a readable PEM file (relative paths start in the daemon's " +
+                                      "working directory)");
+    }
+    if (failed_.count("source.tls.mode")) return;
+    const std::string mode_name = tls_mode_from_env_ ? "PGSSLMODE=" + tls.mode + " (the default of source.tls.mode)"
+                                                     : "source.tls.mode is " + tls.mode;
+    if (tls.mode == "disable") {
+      for (const auto& [key, value] : files)
+        if (!value->empty())
+          add(value_mark(key), key, "is not used: " + mode_name + " (no TLS); remove it, or choose a TLS mode " +
+                                        "(verify-full to verify the server)");
+      return;
+    }
+    if (tls.mode == "prefer" && !tls.ca.empty())
+      add(value_mark("source.tls.ca"), "source.tls.ca",
+          "is not used: " + mode_name + ", which never verifies the server; set source.tls.mode to verify-full " +
+              "(or verify-ca) to verify the server's certificate with this CA, or remove source.tls.ca");
+    const bool ca_from_env = c.source.type == "postgres" && env_("PGSSLROOTCERT").value_or("") != "";
+    if (tls.verifies() && tls.ca.empty() && !ca_from_env)
+      add(value_mark("source.tls.mode"), "source.tls.mode",
+          mode_name + ": it verifies the server's certificate, so it needs the CA certificate that signed it; set " +
+              "source.tls.ca to that PEM file");
+    if (!tls.cert.empty() && tls.key.empty() && !failed_.count("source.tls.cert"))
+      add(value_mark("source.tls.cert"), "source.tls.key",
+          "missing: source.tls.cert is set, so source.tls.key must name its private key file");
+    if (tls.cert.empty() && !tls.key.empty() && !failed_.count("source.tls.key"))
+      add(value_mark("source.tls.key"), "source.tls.cert",
+          "missing: source.tls.key is set, so source.tls.cert must name the client certificate file it belongs to");
+  }
+
   void derive_defaults() {
     Config& c = result_.config;
     if (c.sink.kafka.topic_prefix.empty()) c.sink.kafka.topic_prefix = c.name;
@@ -177,6 +250,8 @@ class Loader {
   std::set<std::string> failed_;
   std::set<std::string> seen_keys_;
   std::map<std::string, YAML::Mark> parent_marks_;
+  std::map<std::string, YAML::Mark> value_marks_;
+  bool tls_mode_from_env_ = false;
 };
 
 }  // namespace

@@ -271,6 +271,20 @@ std::vector<Setting> build_table() {
     property<std::vector<std::string>>("source.tables", [](Config& c) -> auto& { return c.source.tables; },
       "Tables to capture, as schema.table (postgres) or database.table (mysql); '*' matches any run of characters.")
       .byDefault({}),
+    property<std::string>("source.tls.mode", [](Config& c) -> auto& { return c.source.tls.mode; },
+      "TLS to the database: disable (plain text), prefer (TLS when the server offers it, unverified; plain text "
+      "otherwise), require (TLS, unverified), verify-ca (TLS, server certificate signed by source.tls.ca), "
+      "verify-full (verify-ca and the certificate names source.host). For postgres, PGSSLMODE from the environment "
+      "is the default when the file does not set this key. See docs/security.md.")
+      .byDefault("prefer").choices({"disable", "prefer", "require", "verify-ca", "verify-full"}),
+    property<std::string>("source.tls.ca", [](Config& c) -> auto& { return c.source.tls.ca; },
+      "CA certificate file (PEM) that signed the server's certificate; required by verify-ca and verify-full "
+      "(postgres: or PGSSLROOTCERT); with require it verifies the chain too.").byDefault(""),
+    property<std::string>("source.tls.cert", [](Config& c) -> auto& { return c.source.tls.cert; },
+      "Client certificate file (PEM), for servers that ask for one (pg_hba clientcert, REQUIRE X509); needs source.tls.key.")
+      .byDefault(""),
+    property<std::string>("source.tls.key", [](Config& c) -> auto& { return c.source.tls.key; },
+      "Private key file (PEM, unencrypted) of source.tls.cert.").byDefault(""),
     property<std::string>("source.postgres.slot", [](Config& c) -> auto& { return c.source.postgres.slot; },
       "Logical replication slot (pgoutput).").byDefault("tidemark").validate(slot_name),
     property<std::string>("source.postgres.publication", [](Config& c) -> auto& { return c.source.postgres.publication; },
