@@ -18,8 +18,9 @@ using SqlRow = std::vector<std::optional<std::string>>;
 
 class MySqlConnection {
  public:
-  // Connects to source.host:source.port as source.user. `read_timeout_s` bounds every read, so a replica
-  // stream notices a dead server (heartbeats arrive well within it).
+  // Connects to source.host:source.port as source.user, with TLS as source.tls says (require and verify-*
+  // refuse a server that answers without TLS). `read_timeout_s` bounds every read, so a replica stream
+  // notices a dead server (heartbeats arrive well within it).
   MySqlConnection(const SourceConfig& source, unsigned read_timeout_s = 30);
   ~MySqlConnection();
   MySqlConnection(const MySqlConnection&) = delete;
@@ -27,6 +28,8 @@ class MySqlConnection {
 
   bool ok() const { return connected_; }
   MYSQL* raw() { return mysql_; }
+  // "TLSv1.3" when the connection is encrypted, "" when it is plain text.
+  std::string tls_version();
 
   // Runs a statement; nullopt on error (see error(), error_code()).
   std::optional<std::vector<SqlRow>> query(std::string_view sql);
@@ -46,6 +49,10 @@ class MySqlConnection {
   bool connected_ = false;
   std::string connect_error_;
 };
+
+// What to change, naming the setting, for a connection error (libmariadb's code and message) that is about
+// TLS or may be ("" for other errors).
+std::string tls_hint(const SourceConfig& source, unsigned error_code, const std::string& message);
 
 // `name` as an identifier (`...`).
 std::string quote_identifier(std::string_view name);

@@ -19,8 +19,17 @@ namespace {
 constexpr std::chrono::milliseconds kPushWait{100};
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
-  return "cannot connect to MySQL/MariaDB at " + c.host + ":" + std::to_string(c.port > 0 ? c.port : 3306) + " as " +
-         c.user + ": " + error + ". Check source.host, source.port, source.user and source.password";
+  const std::string problem = "cannot connect to MySQL/MariaDB at " + c.host + ":" +
+                              std::to_string(c.port > 0 ? c.port : 3306) + " as " + c.user + ": " + error;
+  // An error about TLS already names the setting to change (tls_hint).
+  if (error.find("source.tls.") != std::string::npos) return problem;
+  return problem + ". Check source.host, source.port, source.user and source.password";
+}
+
+// Said by check() and logged by each session when prefer ended in plain text.
+std::string plain_text_warning() {
+  return "the connection to MySQL/MariaDB is not encrypted: the server offers no TLS and source.tls.mode is prefer; "
+         "start the server with ssl_cert and ssl_key and set source.tls.mode to verify-full (with source.tls.ca)";
 }
 
 }  // namespace
@@ -32,6 +41,7 @@ std::vector<std::string> MySqlSource::check() {
   if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
   PrerequisiteReport report = check_prerequisites(conn, config_);
   warnings_ = report.warnings;  // logged by session() when streaming starts
+  if (conn.tls_version().empty() && config_.source.tls.mode == "prefer") warnings_.push_back(plain_text_warning());
   return report.problems;
 }
 
@@ -47,6 +57,11 @@ MySqlSource::SessionEnd MySqlSource::session(EventQueue& out, const std::stop_to
     return SessionEnd::Fatal;
   }
   for (const auto& warning : report.warnings) spdlog::warn("mysql: {}", warning);
+  if (const std::string tls = catalog.tls_version(); !tls.empty()) {
+    spdlog::info("mysql: connected over {} (source.tls.mode {})", tls, config_.source.tls.mode);
+  } else if (config_.source.tls.mode == "prefer") {
+    spdlog::warn("mysql: {}", plain_text_warning());
+  }
 
   auto push = [&](StreamItem&& item) {
     while (!out.push_for(item, kPushWait))

@@ -2,6 +2,56 @@
 
 namespace tidemark::pg {
 
+namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+std::string trimmed(std::string message) {
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+std::string tls_hint(const SourceConfig& config, const std::string& error) {
+  const SourceTlsConfig& tls = config.tls;
+  const std::string mode = "source.tls.mode is " + tls.mode;
+  const std::string ca = tls.ca.empty() ? "PGSSLROOTCERT (source.tls.ca is empty)" : "source.tls.ca (" + tls.ca + ")";
+  if (contains(error, "server does not support SSL"))
+    return "the server does not offer TLS but " + mode + ": turn TLS on in the server (ssl = on with ssl_cert_file " +
+           "and ssl_key_file in postgresql.conf), or set source.tls.mode to prefer or disable to connect without it";
+  if (contains(error, "does not match host name") || contains(error, "could not get server's host name"))
+    return mode + ", which checks that the server's certificate names source.host (" + config.host +
+           "): set source.host to a name or address the certificate lists, or use source.tls.mode verify-ca to " +
+           "verify the certificate without the host name";
+  if (contains(error, "certificate verify failed"))
+    return "the server's certificate is not signed by the CA in " + ca +
+           ": set source.tls.ca to the certificate of the CA that issued the server's certificate (ssl_cert_file)";
+  if (contains(error, "root certificate file"))
+    return mode + " verifies the server with the CA in " + ca + ", which cannot be read: set source.tls.ca to a " +
+           "readable PEM file";
+  if (contains(error, "no pg_hba.conf entry") && contains(error, "no encryption"))
+    return "pg_hba.conf accepts this user only over TLS (hostssl lines) and " + mode +
+           ": set source.tls.mode to verify-full (or require)";
+  if (contains(error, "no pg_hba.conf entry") && contains(error, "SSL encryption"))
+    return "pg_hba.conf accepts this user only without TLS (hostnossl lines) and " + mode +
+           ": add a hostssl line for it to pg_hba.conf, or set source.tls.mode to disable";
+  if (contains(error, "requires a valid client certificate") || contains(error, "certificate authentication failed"))
+    return "pg_hba.conf asks this user for a client certificate (clientcert or cert), so set source.tls.cert and "
+           "source.tls.key to a certificate signed by the server's ssl_ca_file (clientcert=verify-full and cert "
+           "auth also want the user name as its CN)";
+  if (contains(error, "alert unknown ca") || contains(error, "alert bad certificate") ||
+      contains(error, "alert certificate required"))
+    return "the server refused the client certificate in source.tls.cert: it must be signed by the server's ssl_ca_file";
+  if (contains(error, "certificate file") || contains(error, "private key"))
+    return "the client certificate or key cannot be used: check source.tls.cert and source.tls.key (PEM, matching, "
+           "the key unencrypted and not readable by others)";
+  if (contains(error, "SSL error") || contains(error, "SSL SYSCALL error"))
+    return "the TLS handshake failed (" + mode + "): check the server's TLS settings and source.tls.ca, "
+           "source.tls.cert and source.tls.key";
+  return "";
+}
+
 Connection::Connection(const SourceConfig& config, const std::string& application_name, Mode mode) {
   const std::string port = std::to_string(config.port);
   // The text forms pg_value_parser reads: ISO dates, UTC, the 'postgres' interval style, C money.
@@ -19,9 +69,33 @@ Connection::Connection(const SourceConfig& config, const std::string& applicatio
     keys.push_back("replication");
     values.push_back("database");
   }
+  // Always explicit, so PGSSLMODE cannot override the file (the loader made it the default instead). Empty
+  // files are not passed: libpq then uses PGSSLROOTCERT/PGSSLCERT/PGSSLKEY or ~/.postgresql/, its defaults.
+  // prefer does not verify, so it gets no CA (libpq would verify with one and fall back to plain text when
+  // that fails).
+  const SourceTlsConfig& tls = config.tls;
+  keys.push_back("sslmode");
+  values.push_back(tls.mode.empty() ? "prefer" : tls.mode.c_str());
+  const std::pair<const char*, const std::string*> files[] = {
+      {"sslrootcert", &tls.ca}, {"sslcert", &tls.cert}, {"sslkey", &tls.key}};
+  for (const auto& [key, value] : files) {
+    if (value->empty() || (key == std::string_view("sslrootcert") && tls.mode == "prefer")) continue;
+    keys.push_back(key);
+    values.push_back(value->c_str());
+  }
   keys.push_back(nullptr);
   values.push_back(nullptr);
   conn_ = PQconnectdbParams(keys.data(), values.data(), 0);
+  if (!ok()) {
+    connect_error_ = conn_ ? trimmed(PQerrorMessage(conn_)) : "out of memory";
+    if (const std::string hint = tls_hint(config, connect_error_); !hint.empty()) connect_error_ += ": " + hint;
+  }
+}
+
+std::string Connection::tls_protocol() const {
+  if (!conn_ || !PQsslInUse(conn_)) return "";
+  const char* protocol = PQsslAttribute(conn_, "protocol");
+  return protocol ? protocol : "TLS";
 }
 
 Connection::~Connection() {
@@ -29,10 +103,9 @@ Connection::~Connection() {
 }
 
 std::string Connection::error() const {
+  if (!connect_error_.empty()) return connect_error_;
   if (!conn_) return "out of memory";
-  std::string message = PQerrorMessage(conn_);
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  return message;
+  return trimmed(PQerrorMessage(conn_));
 }
 
 std::optional<Result> Connection::query(const std::string& sql, const std::vector<std::string>& params) {

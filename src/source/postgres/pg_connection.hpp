@@ -21,7 +21,8 @@ class Connection {
  public:
   enum class Mode { Normal, Replication };
 
-  // Connects; on failure `error()` holds libpq's message and the connection is not usable.
+  // Connects, with TLS as source.tls says; on failure `error()` holds libpq's message (with the setting to
+  // change when it is about TLS, see tls_hint) and the connection is not usable.
   Connection(const SourceConfig& config, const std::string& application_name, Mode mode);
   ~Connection();
   Connection(const Connection&) = delete;
@@ -30,6 +31,8 @@ class Connection {
   bool ok() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
   std::string error() const;
   PGconn* raw() const { return conn_; }
+  // "TLSv1.3" when the connection is encrypted, "" when it is plain text.
+  std::string tls_protocol() const;
 
   // Runs one statement with text parameters; nullopt and `last_error()` on failure.
   std::optional<Result> query(const std::string& sql, const std::vector<std::string>& params = {});
@@ -39,9 +42,14 @@ class Connection {
 
  private:
   PGconn* conn_ = nullptr;
+  std::string connect_error_;  // set when connecting failed
   std::string last_error_;
   std::string last_sqlstate_;
 };
+
+// What to change, naming the setting, for a connection error of libpq that is about TLS or pg_hba's TLS
+// rules ("" for other errors): "the server's certificate is not signed by ...: set source.tls.ca to ...".
+std::string tls_hint(const SourceConfig& config, const std::string& libpq_error);
 
 // Quotes an identifier for SQL ("my table" -> "\"my table\"").
 std::string quote_identifier(const std::string& name);

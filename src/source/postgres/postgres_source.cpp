@@ -24,8 +24,25 @@ constexpr std::chrono::milliseconds kPushWait{100};
 constexpr int kSocketWaitMs = 100;
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
-  return "cannot connect to PostgreSQL at " + c.host + ":" + std::to_string(c.port) + " as " + c.user + ": " + error +
-         ". Check source.host, source.port, source.user, source.password and pg_hba.conf";
+  const std::string problem = "cannot connect to PostgreSQL at " + c.host + ":" + std::to_string(c.port) + " as " + c.user + ": " + error;
+  // An error about TLS already names the setting to change (tls_hint).
+  if (error.find("source.tls.") != std::string::npos) return problem;
+  return problem + ". Check source.host, source.port, source.user, source.password and pg_hba.conf";
+}
+
+// Said by check() and logged by each session when prefer ended in plain text.
+std::string plain_text_warning() {
+  return "the connection to PostgreSQL is not encrypted: the server offers no TLS and source.tls.mode is prefer; "
+         "turn TLS on in the server and set source.tls.mode to verify-full (with source.tls.ca)";
+}
+
+void log_tls(const SourceConfig& c, const Connection& conn) {
+  const std::string protocol = conn.tls_protocol();
+  if (!protocol.empty()) {
+    spdlog::info("postgres: connected over {} (source.tls.mode {})", protocol, c.tls.mode);
+  } else if (c.tls.mode == "prefer") {
+    spdlog::warn("postgres: {}", plain_text_warning());
+  }
 }
 
 }  // namespace
@@ -47,6 +64,8 @@ void PostgresSource::on_position_persisted(const SourcePosition& position) {
 std::vector<std::string> PostgresSource::check() {
   Connection conn(config_.source, application_name_, Connection::Mode::Normal);
   if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
+  warnings_.clear();
+  if (conn.tls_protocol().empty() && config_.source.tls.mode == "prefer") warnings_.push_back(plain_text_warning());
   std::vector<std::string> problems = check_prerequisites(conn, config_, false).problems;
   Connection replication(config_.source, application_name_, Connection::Mode::Replication);
   // A role without REPLICATION is refused too; that problem is already reported with its fix.
@@ -84,6 +103,7 @@ class PostgresSource::Session {
       error = connection_problem(config_.source, replication_->error());
       return SessionEnd::Retry;
     }
+    log_tls(config_.source, *replication_);
     const std::string& slot = config_.source.postgres.slot;
     if (!report.slot_exists) {
       if (have_stored_position) {

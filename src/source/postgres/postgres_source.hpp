@@ -15,6 +15,7 @@ class PostgresSource final : public Source {
   explicit PostgresSource(const Config& config);
 
   std::vector<std::string> check() override;
+  std::vector<std::string> warnings() const override { return warnings_; }
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
   void on_position_persisted(const SourcePosition& position) override;
 
@@ -30,6 +31,7 @@ class PostgresSource final : public Source {
   std::atomic<Lsn> persisted_lsn_{kInvalidLsn};
   Lsn resume_lsn_ = kInvalidLsn;  // end of the last transaction handed to the queue
   bool streamed_from_stored_position_ = false;
+  std::vector<std::string> warnings_;  // from the last check()
 };
 
 }  // namespace tidemark::pg
