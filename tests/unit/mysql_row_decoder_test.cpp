@@ -499,6 +499,39 @@ TEST(MysqlRowDecoder, MalformedInputGivesErrorsWithOffsets) {
   EXPECT_NE(err->message.find("row 1: column 0 `id`"), std::string::npos) << err->message;
 }
 
+// Found by fuzz/row_decoder_fuzzer: bitmaps that select no column made every row image empty, so the decoder
+// appended empty rows without consuming a byte until memory ran out (before the fix this test never ends).
+TEST(MysqlRowDecoder, RowsWithNoSelectedColumnAreAnErrorNotAnEndlessLoop) {
+  TableMap t = small_table();
+  RowsEvent e;
+  e.event_type = 30;
+  e.column_count = 3;
+  e.before_columns = std::string("\x00", 1);
+  e.rows = "x";
+  e.rows_offset = 40;
+  std::vector<RowChange> out;
+  auto err = decode_rows(e, t, out);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->offset, 40u);
+  EXPECT_NE(err->message.find("row 0: the column bitmaps select no column, so the 1 bytes left cannot be rows"),
+            std::string::npos) << err->message;
+  EXPECT_TRUE(out.empty());
+  // An update whose images both select nothing: the same.
+  e.event_type = 31;
+  e.kind = RowsKind::Update;
+  e.after_columns = std::string("\x00", 1);
+  out.clear();
+  EXPECT_TRUE(decode_rows(e, t, out).has_value());
+  EXPECT_TRUE(out.empty());
+  // One empty image is fine when the other has bytes (MINIMAL after image of an unchanged column set).
+  e.before_columns = "\x01";
+  e.rows = std::string("\x00\x07\x00\x00\x00", 5);
+  out.clear();
+  ASSERT_FALSE(decode_rows(e, t, out).has_value());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(*out[0].before, (Row{I(7), Value(Unavailable{}), Value(Unavailable{})}));
+}
+
 TEST(MysqlRowDecoder, TruncationsAndMutationsNeverCrash) {
   std::vector<Capture> caps = {load("t_int"), load("t_dec"), load("t_time"), load("t_str"), load("t_ext")};
   for (auto& cap : caps) {

@@ -526,6 +526,7 @@ std::optional<DecodeError> decode_rows(const RowsEvent& event, const TableMap& t
   size_t row_number = 0;
   while (!c.at_end()) {
     if (n == 0) return fail("rows of a table with no columns");
+    const size_t row_start = c.offset();
     RowChange change;
     bool ok = true;
     if (has_before) ok = read_image(c, table, event.before_columns, false, change.before.emplace(), change.partial_json);
@@ -536,6 +537,11 @@ std::optional<DecodeError> decode_rows(const RowsEvent& event, const TableMap& t
     if (!ok) {
       c.prefix_failure("row " + std::to_string(row_number) + ": ");
       return c.error(event.event_type);
+    }
+    // Bitmaps that select no column make empty images: the loop would append rows forever.
+    if (c.offset() == row_start) {
+      return fail("row " + std::to_string(row_number) + ": the column bitmaps select no column, so the " +
+                  std::to_string(c.remaining()) + " bytes left cannot be rows");
     }
     out.push_back(std::move(change));
     ++row_number;
