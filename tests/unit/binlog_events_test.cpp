@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <zlib.h>
+#include <sys/resource.h>
 #include <zstd.h>
 
 #include <cstdio>
@@ -948,6 +949,68 @@ TEST(BinlogEventsMariaDb, FormatDescriptionOfAnActiveFileVerifiesWithTheInUseFla
   EXPECT_EQ(std::get<RawEvent>(in_use).header.flags & 0x01, 0x01);
   fde[17] = static_cast<char>(fde[17] | 0x02);
   EXPECT_TRUE(std::holds_alternative<DecodeError>(split_event(fde, ChecksumAlgorithm::Crc32))) << "any other flag still counts";
+}
+
+// MariaDB's compressed events (binlog_buf_uncompress layout): a header byte 0x80 | length-of-length, the
+// uncompressed length big-endian, the zlib stream. Here a QUERY_COMPRESSED_EVENT of `query`, claiming `claimed`.
+std::string compressed_query_event(const std::string& query, uint32_t claimed) {
+  std::string body;
+  put_le<uint32_t>(body, 1);  // thread id
+  put_le<uint32_t>(body, 0);  // execution time
+  body.push_back(4);          // database name length
+  put_le<uint16_t>(body, 0);  // error code
+  put_le<uint16_t>(body, 0);  // status variables length
+  body += std::string("shop\0", 5);
+  body.push_back(static_cast<char>(0x84));
+  for (int shift = 24; shift >= 0; shift -= 8) body.push_back(static_cast<char>((claimed >> shift) & 0xFF));
+  uLongf size = compressBound(static_cast<uLong>(query.size()));
+  std::string z(size, '\0');
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &size, reinterpret_cast<const Bytef*>(query.data()),
+                     static_cast<uLong>(query.size())), Z_OK);
+  z.resize(size);
+  return make_event(165, body + z, false);
+}
+
+long peak_rss_kb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// Issue #15: the uncompressed length of a compressed event was allocated (and zeroed) before inflating, so
+// a corrupt or hostile event claiming 1 GiB got 1 GiB. A claim deflate cannot meet is refused outright; a
+// false claim it could meet fails as before, without the allocation; real data inflates as before.
+TEST(BinlogEventsMariaDb, CompressedEventClaimingAGigabyteIsRefusedWithoutAllocatingIt) {
+  BinlogFormat f;
+  f.mariadb = true;
+  const std::string gigabyte = compressed_query_event("BEGIN", uint32_t{1} << 30);
+  auto split = split_event(gigabyte, ChecksumAlgorithm::Off);
+  ASSERT_TRUE(std::holds_alternative<RawEvent>(split));
+  const long rss_before = peak_rss_kb();
+  auto decoded = decode_event(std::get<RawEvent>(split), f);
+  const long grown_kb = peak_rss_kb() - rss_before;
+  ASSERT_TRUE(std::holds_alternative<DecodeError>(decoded));
+  const std::string message = std::get<DecodeError>(decoded).to_string();
+  EXPECT_NE(message.find("query: compressed data: uncompressed length 1073741824 is impossible for 13 bytes of zlib "
+                         "data (deflate compresses at most 1032:1)"), std::string::npos) << message;
+  EXPECT_LT(grown_kb, 64 * 1024) << "the claimed length was allocated";
+
+  // A claim deflate could meet (13 compressed bytes may hold up to 13416), but false.
+  const std::string lie = compressed_query_event("BEGIN", 13000);
+  EXPECT_EQ(std::get<DecodeError>(decode_event(std::get<RawEvent>(split_event(lie, ChecksumAlgorithm::Off)), f)).message,
+            "query: compressed data: inflated to 5 bytes, header says 13000");
+  const std::string short_claim = compressed_query_event("BEGIN", 4);
+  EXPECT_NE(std::get<DecodeError>(decode_event(std::get<RawEvent>(split_event(short_claim, ChecksumAlgorithm::Off)), f))
+                .message.find("is longer than the declared length or truncated"), std::string::npos);
+
+  // Real data longer than the first output buffer (64 KiB) inflates whole.
+  std::string query = "INSERT INTO t VALUES ";
+  while (query.size() < 300'000) query += "('" + std::to_string(query.size()) + "'),";
+  query.back() = ';';
+  const std::string big = compressed_query_event(query, static_cast<uint32_t>(query.size()));
+  const auto q = decode_as<QueryEvent>(big, f, ChecksumAlgorithm::Off);
+  EXPECT_EQ(q.database, "shop");
+  EXPECT_EQ(q.query, query);
 }
 
 }  // namespace

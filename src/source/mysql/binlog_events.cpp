@@ -21,6 +21,8 @@ namespace tidemark::mysql {
 namespace {
 
 constexpr size_t kMaxInflatedSize = size_t{1} << 30;  // 1 GiB: a server's max_allowed_packet ceiling
+constexpr size_t kMaxDeflateRatio = 1032;             // zlib's best case (zlib.net, "Technical details")
+constexpr size_t kInflateChunk = size_t{64} << 10;    // first output buffer of an inflation; doubled as needed
 constexpr uint64_t kMaxColumns = 4096;                // MySQL allows 4096 columns per table
 
 using Result = std::variant<BinlogEvent, DecodeError>;
@@ -112,8 +114,15 @@ bool maria_uncompress(std::string_view src, std::string& out, std::string& error
     return false;
   }
   std::string_view data = src.substr(1 + lenlen);
+  // The length is the writer's claim: a corrupt event could claim a gigabyte from a few bytes. deflate
+  // never compresses better than 1032:1, so a larger claim cannot be true; the output grows as the stream
+  // inflates instead of being allocated up front.
+  if (len / kMaxDeflateRatio > data.size()) {
+    error = "compressed data: uncompressed length " + std::to_string(len) + " is impossible for " +
+            std::to_string(data.size()) + " bytes of zlib data (deflate compresses at most 1032:1)";
+    return false;
+  }
   out.clear();
-  out.resize(len);
   z_stream zs{};
   if (inflateInit(&zs) != Z_OK) {
     error = "compressed data: zlib initialisation failed";
@@ -122,9 +131,19 @@ bool maria_uncompress(std::string_view src, std::string& out, std::string& error
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
   zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(len);
-  const int rc = inflate(&zs, Z_FINISH);
-  const size_t produced = len - zs.avail_out;
+  zs.avail_out = 0;
+  int rc = Z_OK;
+  while (true) {
+    if (zs.avail_out == 0 && out.size() < len) {
+      const size_t filled = out.size();
+      out.resize(std::min(len, std::max(2 * filled, kInflateChunk)));
+      zs.next_out = reinterpret_cast<Bytef*>(out.data() + filled);
+      zs.avail_out = static_cast<uInt>(out.size() - filled);
+    }
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc != Z_OK) break;  // Z_OK: progress was made, so this ends
+  }
+  const size_t produced = out.size() - zs.avail_out;
   const size_t consumed = data.size() - zs.avail_in;
   inflateEnd(&zs);
   if (rc != Z_STREAM_END) {
