@@ -47,8 +47,9 @@ cmake -S "$TIDEMARK_ROOT" -B "$build_dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-
 cmake --build "$build_dir" --target "${targets[@]}" -j "${TIDEMARK_BUILD_JOBS:-$(nproc)}"
 log_info "built in $(elapsed_since "$start")s; fuzzing ${#targets[@]} targets for ${seconds}s each"
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# Set here, not inherited: scripts/test.sh exports its own for ctest.
+export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 failed=()
 for target in "${targets[@]}"; do
     seeds="$TIDEMARK_ROOT/fuzz/corpus/$target"

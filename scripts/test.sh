@@ -8,6 +8,8 @@
 #   - stops the servers again, also when something fails.
 # Options (environment): TIDEMARK_SKIP_ASAN=1 skips the sanitizer pass; CTEST_ARGS adds ctest arguments
 # (for example CTEST_ARGS="-R Daemon"); TIDEMARK_ASAN_EXCLUDE is the regex of tests the sanitizer pass skips.
+# Then a short fuzzing run of the decoders (scripts/fuzz.sh, TIDEMARK_FUZZ_SECONDS per target, default 20);
+# TIDEMARK_SKIP_FUZZ=1 skips it.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -56,5 +58,8 @@ if [[ "${TIDEMARK_SKIP_ASAN:-0}" != 1 ]]; then
     # The fold tests' extra seeds exercise the same code paths as their kill -9 runs; under the sanitizers
     # (several times slower) each database runs the kill -9 case only; the pause tests, the restart case.
     (cd build-asan && ctest --output-on-failure -E "${TIDEMARK_ASAN_EXCLUDE:-SnapshotFold.*_seed[12][^_]|SnapshotPause.*_(signal|sighup)}" "${extra_args[@]}")
+fi
+if [[ "${TIDEMARK_SKIP_FUZZ:-0}" != 1 ]]; then
+    TIDEMARK_SKIP_DEPS=1 TIDEMARK_FUZZ_SECONDS="${TIDEMARK_FUZZ_SECONDS:-20}" "$SCRIPT_DIR/fuzz.sh"
 fi
 log_info "all tests passed"
