@@ -774,6 +774,23 @@ TEST(BinlogEventsMysql8, TransactionPayloadWithZstdHoldsTableMapRowsAndXid) {
   }
 }
 
+// BinlogChangeBuilder reads a payload's inner events recursively: a payload inside a payload (which no
+// server writes) would recurse once per level, so it is refused where the payload is split.
+TEST(BinlogEventsMysql8, NestedTransactionPayloadIsRefused) {
+  std::string xid_body;
+  put_le<uint64_t>(xid_body, 1);
+  const std::string plain = make_event(16, xid_body, false);
+  ASSERT_TRUE(std::holds_alternative<std::vector<std::string>>(split_payload_events(plain)));
+  const std::string nested = make_event(40, payload_event_body(plain, false), false);
+  auto split = split_payload_events(plain + nested);
+  ASSERT_TRUE(std::holds_alternative<DecodeError>(split));
+  EXPECT_EQ(std::get<DecodeError>(split).offset, plain.size());
+  EXPECT_EQ(std::get<DecodeError>(split).message, "inner event TRANSACTION_PAYLOAD_EVENT: transaction payloads do not nest");
+  for (bool compress : {true, false}) {
+    EXPECT_TRUE(fails_to_decode(make_event(40, payload_event_body(plain + nested, compress)), mysql_format()));
+  }
+}
+
 // PARTIAL_UPDATE_ROWS_EVENT (39): UPDATE_ROWS_EVENT_V2's layout; each after image starts with
 // value_options and the partial bits (sql/rpl_record.cc, pack_row / start_partial_bit_reader).
 TEST(BinlogEventsMysql8, PartialUpdateRowsEnvelope) {

@@ -1249,6 +1249,11 @@ std::variant<std::vector<std::string>, DecodeError> split_payload_events(std::st
                                     std::to_string(h.event_size) + ", " + std::to_string(payload.size() - pos) +
                                     " bytes left");
     }
+    // A server never nests payloads; a corrupt one that did would make the change builder, which reads
+    // inner events recursively, recurse once per level (a stack overflow for a large event).
+    if (h.type == static_cast<uint8_t>(EventType::TransactionPayload)) {
+      return make_error(0, pos, "inner event TRANSACTION_PAYLOAD_EVENT: transaction payloads do not nest");
+    }
     out.emplace_back(payload.substr(pos, h.event_size));
     pos += h.event_size;
   }
