@@ -421,6 +421,21 @@ TEST(MysqlRowDecoder, OldTemporalTypesAndTime2Fractions) {
   put_le<uint64_t>(b, 20240102030405ULL);
   ASSERT_TRUE(decode_one(col(ColumnType::DateTime), b, out));
   EXPECT_EQ(out, Value(Timestamp{micros(2024, 1, 2, 3, 4, 5, 0)}));
+  b.clear();
+  put_le<uint64_t>(b, 99991231235959ULL);
+  ASSERT_TRUE(decode_one(col(ColumnType::DateTime), b, out));
+  EXPECT_EQ(out, Value(Timestamp{micros(9999, 12, 31, 23, 59, 59, 0)}));
+  {
+    // Found by fuzz/row_decoder_fuzzer: 8 bytes can say year 1.8e9, whose microseconds overflowed int64 (UB).
+    std::string error;
+    b.clear();
+    put_le<uint64_t>(b, 18446744073709551615ULL);  // year 1844674407
+    EXPECT_FALSE(decode_one(col(ColumnType::DateTime), b, out, &error));
+    EXPECT_NE(error.find("year beyond 9999"), std::string::npos) << error;
+    b.clear();
+    put_le<uint64_t>(b, 100000101000000ULL);  // 10000-01-01
+    EXPECT_FALSE(decode_one(col(ColumnType::DateTime), b, out, &error));
+  }
   // Old TIMESTAMP: 4-byte little-endian seconds.
   b.clear();
   put_le<uint32_t>(b, 1700000000u);

@@ -379,6 +379,8 @@ bool decode_column_value(BinlogCursor& c, const ColumnDef& column, Value& out) {
       uint64_t v = 0;
       if (!c.read_u64(v, "DATETIME")) return false;
       const uint64_t d = v / 1000000, t = v % 1000000;
+      // YYYYMMDDhhmmss in 8 bytes could say year 1.8e9, whose microseconds overflow int64.
+      if (d / 10000 > 9999) return c.fail("invalid DATETIME " + std::to_string(v) + ": year beyond 9999");
       datetime_value(column, static_cast<int64_t>(d / 10000), static_cast<unsigned>(d / 100 % 100),
                      static_cast<unsigned>(d % 100), t / 10000, t / 100 % 100, t % 100, 0, out);
       return true;
