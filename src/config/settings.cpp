@@ -379,6 +379,10 @@ std::vector<Setting> build_table() {
     property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
       "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")
       .byDefault(120000).validate(in_range(1000, 86'400'000)),
+    property<int64_t>("snapshot.query_timeout_ms", [](Config& c) -> auto& { return c.snapshot.query_timeout_ms; },
+      "Statement timeout of each chunk and key query (they run read-only with it); a chunk that hits it is retried, then "
+      "its request refused. Shutdown and stop-snapshot cancel a query in flight regardless.")
+      .byDefault(60000).validate(in_range(100, 86'400'000)),
     property<std::map<std::string, std::string>>("snapshot.surrogate_keys", [](Config& c) -> auto& { return c.snapshot.surrogate_keys; },
       "Chunk key of tables without a primary key: 'schema.table': 'col1,col2' (unique, no NULLs). A table with neither is refused.")
       .byDefault({}),

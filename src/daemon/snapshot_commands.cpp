@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text_excerpt.hpp"
 #include "daemon/state_store.hpp"
 #include "snapshot/control_tables.hpp"
 #include "snapshot/signal.hpp"
@@ -135,7 +136,7 @@ int run_status_command(const Config& config, std::ostream& out, std::ostream& er
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
     const double elapsed_s = std::max<double>(0.001, static_cast<double>(now - c.started_ms) / 1000.0);
-    out << "current: " << c.request.table << (c.request.where.empty() ? "" : " where " + c.request.where) << "\n";
+    out << "current: " << c.request.table << (c.request.where.empty() ? "" : " where " + excerpt(c.request.where)) << "\n";
     out << "  rows " << c.rows << ", chunks " << c.chunks << ", " << std::llround(static_cast<double>(c.rows) / elapsed_s)
         << " rows/s\n";
     out << "  last key " << key_text(c.last_key) << ", max key " << key_text(c.max_key) << "\n";
@@ -146,9 +147,16 @@ int run_status_command(const Config& config, std::ostream& out, std::ostream& er
       out << "  time left: unknown (needs a single numeric key)\n";
     }
   }
-  for (const auto& r : s.queue)
-    out << "queued: " << r.table << (r.where.empty() ? "" : " where " + r.where) << "\n";
-  if (!s.last_error.empty()) out << "last error: " << s.last_error << "\n";
+  // Long queues and conditions are summarized: the state file may hold up to 10,000 queued tables.
+  size_t shown = 0;
+  for (const auto& r : s.queue) {
+    if (++shown > 20) {
+      out << "queued: ... and " << s.queue.size() - 20 << " more\n";
+      break;
+    }
+    out << "queued: " << excerpt(r.table, 100) << (r.where.empty() ? "" : " where " + excerpt(r.where)) << "\n";
+  }
+  if (!s.last_error.empty()) out << "last error: " << excerpt(s.last_error, 1000) << "\n";
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/text_excerpt.hpp"
 #include "source/reconnect_backoff.hpp"
 
 namespace tidemark::snapshot {
@@ -36,6 +37,21 @@ std::vector<std::string> split_columns(const std::string& list) {
   }
   return out;
 }
+
+// While it lives, a stop signal for the table or the daemon's shutdown cancels the reader's query in flight
+// (a chunk running for minutes would otherwise hold both up).
+class QueryInFlight {
+ public:
+  QueryInFlight(SnapshotCoordinator& coordinator, SnapshotReader& reader) : coordinator_(coordinator) {
+    coordinator_.set_query_canceller([&reader] { reader.cancel(); });
+  }
+  ~QueryInFlight() { coordinator_.set_query_canceller(nullptr); }
+  QueryInFlight(const QueryInFlight&) = delete;
+  QueryInFlight& operator=(const QueryInFlight&) = delete;
+
+ private:
+  SnapshotCoordinator& coordinator_;
+};
 
 }  // namespace
 
@@ -88,7 +104,7 @@ bool ChunkWorker::connect(std::stop_token stop) {
 }
 
 void ChunkWorker::refuse(const std::string& table, const std::string& why, bool current) {
-  const std::string error = "snapshot of " + table + " refused: " + why;
+  const std::string error = "snapshot of " + excerpt(table, 100) + " refused: " + excerpt(why, 1000);
   spdlog::error("{}", error);
   coordinator_.update([&](SnapshotState& s) {
     s.last_error = error;
@@ -100,12 +116,22 @@ void ChunkWorker::refuse(const std::string& table, const std::string& why, bool 
   });
 }
 
-void ChunkWorker::start_next_table(const TableRequest& request) {
+void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token stop) {
   Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
   if (!layout.ok()) return refuse(request.table, layout.error, false);
+  if (!request.where.empty()) {
+    if (auto bad = check_row_filter(request.where, layout.value->schema->columns, reader_.sql_dialect()))
+      return refuse(request.table, "its condition is not allowed: " + *bad + " (see docs/security.md)", false);
+  }
   std::optional<KeyText> max_key = request.upto;
   if (!max_key) {
-    Fallible<std::optional<KeyText>> found = reader_.max_key(*layout.value, request.where);
+    Fallible<std::optional<KeyText>> found = [&] {
+      const QueryInFlight in_flight(coordinator_, reader_);
+      return reader_.max_key(*layout.value, request.where);
+    }();
+    // Cancelled by shutdown or a stop signal: nothing to refuse.
+    const SnapshotState now = coordinator_.state();
+    if (stop.stop_requested() || now.queue.empty() || !(now.queue.front() == request)) return;
     if (!found.ok()) return refuse(request.table, found.error, false);
     max_key = *found.value;
   }
@@ -117,7 +143,7 @@ void ChunkWorker::start_next_table(const TableRequest& request) {
       s.tables_done += 1;
       return;
     }
-    spdlog::info("snapshot of {} started{}", request.table, request.where.empty() ? "" : " where " + request.where);
+    spdlog::info("snapshot of {} started{}", request.table, request.where.empty() ? "" : " where " + excerpt(request.where));
     TableProgress progress;
     progress.request = request;
     progress.last_key = request.after;
@@ -194,8 +220,12 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
   query.upto = current.max_key;
   query.limit = static_cast<size_t>(request.chunk_size > 0 ? request.chunk_size : default_chunk_size_);
   query.stop = stop;
-  Fallible<Chunk> chunk = reader_.read_chunk(query);
-  if (stop.stop_requested()) {
+  Fallible<Chunk> chunk = [&] {
+    const QueryInFlight in_flight(coordinator_, reader_);
+    return reader_.read_chunk(query);
+  }();
+  // Shutdown, or a stop signal dropped the table (and closed the window): the chunk is not wanted.
+  if (stop.stop_requested() || !coordinator_.window_open(id)) {
     coordinator_.cancel_window(id);
     return std::nullopt;
   }
@@ -239,6 +269,7 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
 }
 
 std::optional<std::string> ChunkWorker::run(std::stop_token stop) {
+  const std::stop_callback cancel_on_stop(stop, [this] { coordinator_.cancel_query(); });
   if (!connect(stop)) return std::nullopt;
   while (!stop.stop_requested()) {
     const SnapshotState state = coordinator_.state();
@@ -251,7 +282,7 @@ std::optional<std::string> ChunkWorker::run(std::stop_token stop) {
       continue;
     }
     if (!state.current) {
-      start_next_table(state.queue.front());
+      start_next_table(state.queue.front(), stop);
       continue;
     }
     if (auto fatal = read_one_chunk(*state.current, stop)) return fatal;

@@ -36,7 +36,7 @@ class ChunkWorker {
  private:
   bool connect(std::stop_token stop);
   // Describes the next queued table and makes it current. False when it was refused.
-  void start_next_table(const TableRequest& request);
+  void start_next_table(const TableRequest& request, std::stop_token stop);
   // One chunk of the current table; an error only when the daemon must stop.
   std::optional<std::string> read_one_chunk(const TableProgress& current, std::stop_token stop);
   void refuse(const std::string& table, const std::string& why, bool current);

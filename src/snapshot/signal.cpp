@@ -1,6 +1,11 @@
 #include "snapshot/signal.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
+
+#include "core/text_excerpt.hpp"
+#include "snapshot/row_filter.hpp"
 
 namespace tidemark::snapshot {
 
@@ -11,6 +16,34 @@ using nlohmann::json;
 struct SignalError {
   std::string what;
 };
+
+// The deepest [ / { nesting of `text`, outside strings; stops counting past `limit`. Iterative, so a
+// hostile row cannot overflow the stack before the parser even sees it.
+size_t nesting_depth(std::string_view text, size_t limit) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (deepest > limit) break;
+  }
+  return deepest;
+}
+
+int64_t chunk_size_field(const json& j, const std::string& what) {
+  const json& v = j.at("chunk_size");
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(kMaxSignalChunkSize)) ||
+      v.get<int64_t>() < 1 || v.get<int64_t>() > kMaxSignalChunkSize)
+    throw SignalError{"\"chunk_size\"" + what + " must be an integer from 1 to " + std::to_string(kMaxSignalChunkSize)};
+  return v.get<int64_t>();
+}
 
 std::optional<KeyText> key_field(const json& j, const char* name) {
   if (!j.contains(name) || j.at(name).is_null()) return std::nullopt;
@@ -41,11 +74,12 @@ TableRequest table_entry(const json& entry) {
     r.where = string_field(entry, "where");
     r.after = key_field(entry, "after");
     r.upto = key_field(entry, "upto");
-    if (entry.contains("chunk_size")) r.chunk_size = entry.at("chunk_size").get<int64_t>();
+    if (entry.contains("chunk_size")) r.chunk_size = chunk_size_field(entry, " of " + excerpt(r.table, 100));
   } else {
     throw SignalError{"a table must be a name or an object with \"table\""};
   }
   if (r.table.empty()) throw SignalError{"a table entry has no name"};
+  if (r.table.size() > kMaxTableNameBytes) throw SignalError{"a table name is longer than " + std::to_string(kMaxTableNameBytes) + " bytes"};
   return r;
 }
 
@@ -65,12 +99,7 @@ std::vector<TableRequest> tables_of(const json& data, bool required) {
 
 void apply_execute_options(const json& data, std::vector<TableRequest>& tables) {
   const std::string where_all = string_field(data, "where");
-  int64_t chunk_size = 0;
-  if (data.contains("chunk_size")) {
-    if (!data.at("chunk_size").is_number_integer() || data.at("chunk_size").get<int64_t>() < 1)
-      throw SignalError{"\"chunk_size\" must be a positive integer"};
-    chunk_size = data.at("chunk_size").get<int64_t>();
-  }
+  const int64_t chunk_size = data.contains("chunk_size") ? chunk_size_field(data, "") : 0;
   if (data.contains("type") && data.at("type").is_string()) {
     std::string type = data.at("type").get<std::string>();
     for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -92,7 +121,9 @@ void apply_execute_options(const json& data, std::vector<TableRequest>& tables) 
     for (const auto& [table, filter] : conditions)
       if (table == t.table && t.where.empty()) t.where = filter;
     if (t.chunk_size == 0) t.chunk_size = chunk_size;
-    if (t.chunk_size < 0) throw SignalError{"\"chunk_size\" of " + t.table + " must be positive"};
+    if (t.where.size() > kMaxRowFilterLength)
+      throw SignalError{"the condition of " + excerpt(t.table, 100) + " is " + std::to_string(t.where.size()) +
+                        " bytes; at most " + std::to_string(kMaxRowFilterLength) + " are allowed"};
   }
 }
 
@@ -111,6 +142,13 @@ const char* signal_kind_name(SignalKind kind) {
 Fallible<Signal> parse_signal(const std::string& id, const std::string& type, const std::string& data) {
   Signal s;
   s.id = id;
+  if (id.empty() || id.size() > kMaxSignalIdBytes)
+    return Fallible<Signal>::failure("signal " + excerpt(id, 64) + ": the id must have 1 to " +
+                                     std::to_string(kMaxSignalIdBytes) + " bytes");
+  const std::string name = "signal " + id + " (" + excerpt(type, 40) + ")";
+  if (data.size() > kMaxSignalDataBytes)
+    return Fallible<Signal>::failure(name + ": data of " + std::to_string(data.size()) + " bytes; at most " +
+                                     std::to_string(kMaxSignalDataBytes) + " are allowed");
   if (type == "execute-snapshot") {
     s.kind = SignalKind::ExecuteSnapshot;
   } else if (type == "stop-snapshot") {
@@ -120,16 +158,18 @@ Fallible<Signal> parse_signal(const std::string& id, const std::string& type, co
   } else if (type == "resume-snapshot") {
     s.kind = SignalKind::ResumeSnapshot;
   } else {
-    return Fallible<Signal>::failure("signal " + id + ": unknown type '" + type +
+    return Fallible<Signal>::failure("signal " + id + ": unknown type '" + excerpt(type, 40) +
                                      "' (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot)");
   }
   json parsed = json::object();
   if (!data.empty()) {
+    if (nesting_depth(data, kMaxSignalNesting) > kMaxSignalNesting)
+      return Fallible<Signal>::failure(name + ": data nested deeper than " + std::to_string(kMaxSignalNesting) + " levels");
     parsed = json::parse(data, nullptr, false);
     const bool no_data_needed = s.kind == SignalKind::PauseSnapshot || s.kind == SignalKind::ResumeSnapshot;
     if (parsed.is_discarded() && no_data_needed) parsed = json::object();
     if (parsed.is_discarded() || !parsed.is_object())
-      return Fallible<Signal>::failure("signal " + id + " (" + type + "): data is not a JSON object: " + data);
+      return Fallible<Signal>::failure(name + ": data is not a JSON object: " + excerpt(data));
   }
   try {
     s.pipeline = string_field(parsed, "pipeline");
@@ -138,9 +178,9 @@ Fallible<Signal> parse_signal(const std::string& id, const std::string& type, co
     if (s.kind == SignalKind::ExecuteSnapshot) apply_execute_options(parsed, s.tables);
     for (auto& t : s.tables) t.signal_id = id;
   } catch (const SignalError& e) {
-    return Fallible<Signal>::failure("signal " + id + " (" + type + "): " + e.what);
+    return Fallible<Signal>::failure(name + ": " + e.what);
   } catch (const json::exception& e) {
-    return Fallible<Signal>::failure("signal " + id + " (" + type + "): " + e.what());
+    return Fallible<Signal>::failure(name + ": " + e.what());
   }
   return {std::move(s), ""};
 }

@@ -42,6 +42,21 @@ void SnapshotCoordinator::cancel_window(uint64_t window_id) {
   changed_.notify_all();
 }
 
+bool SnapshotCoordinator::window_open(uint64_t window_id) const {
+  const std::lock_guard lock(mutex_);
+  return window_ && window_->id == window_id && !window_->closed;
+}
+
+void SnapshotCoordinator::set_query_canceller(std::function<void()> cancel) {
+  const std::lock_guard lock(canceller_mutex_);
+  canceller_ = std::move(cancel);
+}
+
+void SnapshotCoordinator::cancel_query() {
+  const std::lock_guard lock(canceller_mutex_);
+  if (canceller_) canceller_();
+}
+
 void SnapshotCoordinator::close_window() {
   {
     const std::lock_guard lock(mutex_);

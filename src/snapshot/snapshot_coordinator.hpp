@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stop_token>
@@ -67,6 +68,12 @@ class SnapshotCoordinator {
   // Waits until the merge stage closed the window. LowWatermarkMissing when the low watermark has not come
   // through the log within `low_timeout` (the watermark table is not captured).
   WaitResult wait_closed(uint64_t window_id, std::stop_token stop, std::chrono::milliseconds low_timeout);
+  // True while the window is open (not closed by the merge stage, a stop signal or cancel_window).
+  bool window_open(uint64_t window_id) const;
+  // The worker registers how to cancel its query in flight (nullptr: none runs); cancel_query() calls it,
+  // from the merge stage when a stop signal drops the table being read, or from shutdown.
+  void set_query_canceller(std::function<void()> cancel);
+  void cancel_query();
   // Sleeps until the state changes, `stop`, or `timeout`.
   void wait_for_change(std::stop_token stop, std::chrono::milliseconds timeout);
 
@@ -101,6 +108,8 @@ class SnapshotCoordinator {
   uint64_t generation_ = 0;  // bumped on every change the worker may wait for
   std::vector<Row> spent_;
   std::atomic<bool> watermark_seen_{false};
+  std::mutex canceller_mutex_;  // held while the canceller runs, so it cannot outlive its query's registration
+  std::function<void()> canceller_;
 };
 
 }  // namespace tidemark::snapshot

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/text_excerpt.hpp"
 #include "snapshot/key_codec.hpp"
 #include "snapshot/signal.hpp"
 
@@ -239,21 +240,40 @@ void SnapshotMerger::on_signal(const ChangeEvent& event) {
   }
   Signal& signal = *parsed.value;
   if (!signal.pipeline.empty() && signal.pipeline != pipeline_) return;  // meant for another pipeline
-  spdlog::info("signal {}: {} {}", id, signal_kind_name(signal.kind), data);
+  // The tables only: conditions are the users' text and may be long (they are in the debug line).
+  std::string tables;
+  for (const auto& t : signal.tables) tables += (tables.empty() ? " " : ", ") + t.table + (t.where.empty() ? "" : " (where ...)");
+  spdlog::info("signal {}: {}{}", id, signal_kind_name(signal.kind), excerpt(tables, 500));
+  spdlog::debug("signal {} data: {}", id, excerpt(data, 1000));
   bool dropped_current = false;
+  bool dropped_front = false;  // the next table, whose key query may be running
   coordinator_.update([&](SnapshotState& s) {
     s.remember_signal(id);
     switch (signal.kind) {
-      case SignalKind::ExecuteSnapshot:
+      case SignalKind::ExecuteSnapshot: {
+        // The queue travels in every persisted state: bounded, so signals cannot grow the state file without end.
+        size_t condition_bytes = 0;
+        for (const auto& r : s.queue) condition_bytes += r.where.size();
+        for (const auto& t : signal.tables) condition_bytes += t.where.size();
+        if (s.queue.size() + signal.tables.size() > kMaxQueuedTables || condition_bytes > kMaxQueuedConditionBytes) {
+          s.last_error = "signal " + id + " refused: the snapshot queue would hold more than " +
+                         std::to_string(kMaxQueuedTables) + " tables or " + std::to_string(kMaxQueuedConditionBytes) +
+                         " bytes of conditions; wait for queued snapshots to finish or stop them";
+          spdlog::error("{}", s.last_error);
+          break;
+        }
         for (auto& t : signal.tables) s.queue.push_back(std::move(t));
         break;
+      }
       case SignalKind::StopSnapshot:
         if (signal.tables.empty()) {
+          dropped_front = !s.current && !s.queue.empty();
           s.queue.clear();
           dropped_current = s.current.has_value();
           s.current.reset();
         } else {
           for (const auto& t : signal.tables) {
+            if (!s.current && !s.queue.empty() && s.queue.front().table == t.table) dropped_front = true;
             std::erase_if(s.queue, [&](const TableRequest& r) { return r.table == t.table; });
             if (s.current && s.current->request.table == t.table) {
               s.current.reset();
@@ -270,8 +290,10 @@ void SnapshotMerger::on_signal(const ChangeEvent& event) {
         break;
     }
   });
-  // The chunk in flight belongs to a table no longer wanted: its rows are never emitted.
+  // The chunk in flight belongs to a table no longer wanted: its rows are never emitted, and its query (or
+  // the key query of a table about to start) is cancelled rather than waited for.
   if (dropped_current) coordinator_.close_window();
+  if (dropped_current || dropped_front) coordinator_.cancel_query();
 }
 
 }  // namespace tidemark::snapshot

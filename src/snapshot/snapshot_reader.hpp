@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/row_filter.hpp"
 #include "tidemark/change_event.hpp"
 
 namespace tidemark::snapshot {
@@ -31,7 +32,8 @@ struct TableLayout {
 
 struct ChunkQuery {
   const TableLayout* layout = nullptr;
-  std::string where;              // the request's extra condition ("" = none), SQL of the source database
+  std::string where;              // the request's extra condition ("" = none), SQL of the source database,
+                                  // checked by check_row_filter before it is used
   std::optional<KeyText> after;   // exclusive lower bound: the last key already emitted
   std::optional<KeyText> upto;    // inclusive upper bound: the table's maximum key when its snapshot started
   size_t limit = 0;
@@ -75,15 +77,24 @@ class SnapshotReader {
   // captured, no primary key and no surrogate key, surrogate key columns that do not exist.
   virtual Fallible<TableLayout> describe(const std::string& name, const std::vector<std::string>& surrogate_key) = 0;
 
+  // How the database spells names and strings, for check_row_filter.
+  virtual SqlDialect sql_dialect() const = 0;
+
   // The largest key of the rows matching `where` (nullopt inside: the table has no such row). Also refuses a
-  // key with NULLs in any row matching `where` (a key that does not identify its row).
+  // key with NULLs in any row matching `where` (a key that does not identify its row). Like read_chunk, it
+  // runs in a READ ONLY transaction under snapshot.query_timeout_ms and refuses a `where` that
+  // check_row_filter refuses.
   virtual Fallible<std::optional<KeyText>> max_key(const TableLayout& layout, const std::string& where) = 0;
 
   // Updates this pipeline's row of the watermark table to `mark`, committed.
   virtual std::optional<std::string> write_watermark(const std::string& mark) = 0;
 
-  // Reads the next chunk in one short READ COMMITTED transaction.
+  // Reads the next chunk in one short READ COMMITTED, READ ONLY transaction.
   virtual Fallible<Chunk> read_chunk(const ChunkQuery& query) = 0;
+
+  // Asks the server to cancel the statement running on the reader's connection, if any. Safe to call from
+  // another thread while max_key or read_chunk runs (they then fail); a no-op when nothing runs.
+  virtual void cancel() = 0;
 
   // Inserts a signal row (tidemark snapshot ...), committed.
   virtual std::optional<std::string> insert_signal(const std::string& id, const std::string& type,

@@ -51,6 +51,40 @@ TEST(SnapshotSignal, ErrorsNameTheProblem) {
   EXPECT_EQ(stop.value->tables.size(), 1u);
 }
 
+// A poison row (the hardening review's 200,000-level JSON crashed the parser's copy with a stack overflow,
+// and was read again after every restart) is refused, and so are rows too large to log or keep.
+TEST(SnapshotSignal, RefusesDeepLargeAndOutOfRangeRows) {
+  const std::string poison = std::string(200'000, '[') + std::string(200'000, ']');
+  EXPECT_FALSE(parse_signal("p", "execute-snapshot", R"({"tables": ["a"], "x": )" + poison + "}").ok());
+  const std::string deep = std::string(20'000, '[') + std::string(20'000, ']');  // within the size bound
+  const auto nested = parse_signal("n", "execute-snapshot", R"({"tables": ["a"], "x": )" + deep + "}");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.error.find("nested deeper than 32"), std::string::npos) << nested.error.substr(0, 300);
+  EXPECT_LT(nested.error.size(), 300u);
+  // Brackets inside strings are text, not nesting.
+  EXPECT_TRUE(parse_signal("s", "execute-snapshot", R"({"tables": [{"table": "a", "where": "c = '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['"}]})").ok());
+
+  const auto big = parse_signal("b", "execute-snapshot", R"({"tables": ["a"], "where": ")" + std::string(10 << 20, 'x') + "\"}");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error.find("at most 65536"), std::string::npos) << big.error.substr(0, 300);
+  EXPECT_LT(big.error.size(), 300u);
+  EXPECT_FALSE(parse_signal(std::string(10'000, 'i'), "execute-snapshot", R"({"tables": ["a"]})").ok());
+  EXPECT_LT(parse_signal("t", std::string(100'000, 't'), "{}").error.size(), 300u);
+  const auto long_where = parse_signal("w", "execute-snapshot", R"({"tables": ["a"], "where": ")" + std::string(5000, 'x') + "\"}");
+  EXPECT_NE(long_where.error.find("at most 4096"), std::string::npos) << long_where.error.substr(0, 300);
+  const auto not_json = parse_signal("j", "execute-snapshot", std::string(60'000, '!'));
+  EXPECT_LT(not_json.error.size(), 400u);
+
+  for (const std::string size : {"1e30", "-1", "0", "2000000", "18446744073709551615", "1.5", "\"7\""}) {
+    EXPECT_NE(parse_signal("c", "execute-snapshot", R"({"tables": ["a"], "chunk_size": )" + size + "}").error.find("chunk_size"),
+              std::string::npos) << size;
+    EXPECT_NE(parse_signal("c", "execute-snapshot", R"({"tables": [{"table": "a", "chunk_size": )" + size + "}]}").error.find("chunk_size"),
+              std::string::npos) << size;
+  }
+  EXPECT_EQ(parse_signal("c", "execute-snapshot", R"({"tables": [{"table": "a", "chunk_size": 1000000}]})").value->tables[0].chunk_size,
+            1'000'000);
+}
+
 TEST(SnapshotStateJson, RoundTripsEveryField) {
   SnapshotState s;
   TableRequest r;
@@ -296,6 +330,41 @@ TEST_F(MergeStage, AStopSignalInsideTheWindowDropsTheChunk) {
   feed(event(signal_schema, Op::Create, std::nullopt, Row{Value(std::string("s")), Value(std::string("stop-snapshot")), Value(std::string("{}")), Value(Null{})}));
   mark("p1", "H");
   EXPECT_TRUE(read_ids().empty());
+}
+
+TEST_F(MergeStage, AStopSignalCancelsTheQueryInFlightOfTheTableItDrops) {
+  int cancelled = 0;
+  coordinator.set_query_canceller([&] { ++cancelled; });
+  auto signal = [&](const std::string& id, const std::string& type, const std::string& data) {
+    feed(event(signal_schema, Op::Create, std::nullopt, Row{Value(id), Value(type), Value(data), Value(Null{})}));
+  };
+  signal("q", "execute-snapshot", R"({"tables": ["public.items", "public.other"]})");
+  signal("s1", "stop-snapshot", R"({"tables": ["public.other"]})");  // not the next table: its query goes on
+  EXPECT_EQ(cancelled, 0);
+  signal("s2", "stop-snapshot", R"({"tables": ["public.items"]})");  // the next table, whose key query may run
+  EXPECT_EQ(cancelled, 1);
+  open_chunk();
+  signal("s3", "stop-snapshot", "{}");
+  EXPECT_EQ(cancelled, 2);
+  coordinator.set_query_canceller(nullptr);
+  coordinator.cancel_query();  // nothing registered: nothing happens
+  EXPECT_EQ(cancelled, 2);
+}
+
+TEST_F(MergeStage, TheQueueIsBoundedSoSignalsCannotGrowTheStateWithoutEnd) {
+  std::string tables;
+  for (int i = 0; i < 900; ++i) tables += std::string(tables.empty() ? "" : ",") + "\"public.t" + std::to_string(i) + "\"";
+  for (int n = 0; n < 11; ++n)
+    feed(event(signal_schema, Op::Create, std::nullopt,
+               Row{Value("q" + std::to_string(n)), Value(std::string("execute-snapshot")), Value("{\"tables\": [" + tables + "]}"), Value(Null{})}));
+  EXPECT_EQ(coordinator.state().queue.size(), 9900u);
+  feed(event(signal_schema, Op::Create, std::nullopt,
+             Row{Value(std::string("last")), Value(std::string("execute-snapshot")), Value(std::string("{\"tables\": [\"a\", \"b\"]}")), Value(Null{})}));
+  EXPECT_EQ(coordinator.state().queue.size(), 9900u + 2u) << "below the bound: accepted";
+  feed(event(signal_schema, Op::Create, std::nullopt,
+             Row{Value(std::string("over")), Value(std::string("execute-snapshot")), Value("{\"tables\": [" + tables + "]}"), Value(Null{})}));
+  EXPECT_EQ(coordinator.state().queue.size(), 9902u);
+  EXPECT_NE(coordinator.state().last_error.find("queue would hold more than 10000"), std::string::npos) << coordinator.state().last_error;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "source/mysql/mysql_connection.hpp"
 #include "source/mysql/result_value_parser.hpp"
 #include "source/table_patterns.hpp"
@@ -98,7 +100,11 @@ MySqlSnapshotReader::Table MySqlSnapshotReader::resolve(const std::string& name,
 
 std::optional<std::string> MySqlSnapshotReader::connect() {
   connection_.reset();
-  auto c = std::make_unique<MySqlConnection>(config_.source);
+  connection_id_ = 0;
+  // The client waits a little longer than the server's own limit (below), so a slow chunk ends on the
+  // server instead of running on after the client gave up.
+  const auto read_timeout_s = static_cast<unsigned>(config_.snapshot.query_timeout_ms / 1000 + 10);
+  auto c = std::make_unique<MySqlConnection>(config_.source, std::max(30U, read_timeout_s));
   const SourceConfig& s = config_.source;
   if (!c->ok()) {
     return "snapshot connection: cannot connect to MySQL/MariaDB at " + s.host + ":" +
@@ -112,6 +118,13 @@ std::optional<std::string> MySqlSnapshotReader::connect() {
                           "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "SET autocommit = 1"}) {
     if (!c->execute(sql)) return std::string("snapshot connection: ") + sql + " failed: " + c->error();
   }
+  // Every statement of this session is bounded: MariaDB's max_statement_time (seconds), MySQL's
+  // max_execution_time (milliseconds, SELECT only: the chunk and key queries).
+  const int64_t timeout_ms = config_.snapshot.query_timeout_ms;
+  if (!c->execute("SET SESSION max_statement_time = " + std::to_string(static_cast<double>(timeout_ms) / 1000.0)) &&
+      !c->execute("SET SESSION max_execution_time = " + std::to_string(timeout_ms)))
+    return "snapshot connection: cannot set a statement timeout (max_statement_time / max_execution_time): " + c->error();
+  connection_id_ = mysql_thread_id(c->raw());
   connection_ = std::move(c);
   return std::nullopt;
 }
@@ -531,9 +544,21 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
   return std::nullopt;
 }
 
+void MySqlSnapshotReader::cancel() {
+  const unsigned long id = connection_id_.load();
+  if (id == 0) return;
+  MySqlConnection killer(config_.source, 10);
+  if (!killer.ok() || !killer.execute("KILL QUERY " + std::to_string(id)))
+    spdlog::warn("cannot cancel the snapshot query (KILL QUERY {}): {}", id, killer.error());
+}
+
 Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout& layout, const std::string& where) {
   using Result = Fallible<std::optional<KeyText>>;
   if (!layout.schema || layout.key_names.empty()) return Result::failure("max_key: a layout without a key");
+  if (!where.empty()) {
+    if (auto bad = snapshot::check_row_filter(where, layout.schema->columns, sql_dialect()))
+      return Result::failure("the condition for " + layout.schema->id.to_string() + " is not allowed: " + *bad);
+  }
   if (auto e = ensure_connected()) return Result::failure(*e);
   std::string error;
   const CatalogTable* catalog = catalog_of(layout, error);
@@ -551,14 +576,20 @@ Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout&
   for (const auto& k : layout.key_names)
     if (std::any_of(nullable->begin(), nullable->end(), [&](const SqlRow& r) { return r[0] == k; }))
       nulls.push_back(quote_identifier(k) + " IS NULL");
+  // The user's condition runs only in a read-only transaction.
+  if (!connection_->execute("START TRANSACTION READ ONLY")) return Result::failure(failure("cannot start a read-only transaction"));
+  auto rollback = [&](std::string why) {
+    if (connection_) connection_->execute("ROLLBACK");
+    return Result::failure(std::move(why));
+  };
   std::optional<std::vector<SqlRow>> with_null{std::in_place};
   if (!nulls.empty()) {
     with_null = connection_->query("SELECT 1" + from + " WHERE (" + join(nulls, " OR ") + ")" +
                                    (condition.empty() ? "" : " AND " + condition) + " LIMIT 1");
   }
-  if (!with_null) return Result::failure(failure("cannot read " + layout.schema->id.to_string()));
+  if (!with_null) return rollback(failure("cannot read " + layout.schema->id.to_string()));
   if (!with_null->empty()) {
-    return Result::failure("table " + layout.schema->id.to_string() + " has rows" + (where.empty() ? "" : " matching the condition") +
+    return rollback("table " + layout.schema->id.to_string() + " has rows" + (where.empty() ? "" : " matching the condition") +
                            " with NULL in key column(s) " + join(layout.key_names, ", ") +
                            ": such a key does not identify its row. Choose NOT NULL key columns (snapshot.surrogate_keys) or "
                            "exclude those rows with the condition");
@@ -568,7 +599,8 @@ Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout&
   Rows rows;
   const std::string sql = "SELECT " + join(keys, ", ") + from + (condition.empty() ? "" : " WHERE " + condition) +
                           order_by(layout, true) + " LIMIT 1";
-  if (auto e = select(sql, layout, *catalog, false, rows)) return Result::failure(*e);
+  if (auto e = select(sql, layout, *catalog, false, rows)) return rollback(*e);
+  if (!connection_->execute("COMMIT")) return Result::failure(failure("cannot commit the read-only transaction"));
   if (rows.keys.empty()) return success(std::optional<KeyText>());
   return success(std::optional<KeyText>(std::move(rows.keys.front())));
 }
@@ -579,6 +611,10 @@ Fallible<Chunk> MySqlSnapshotReader::read_chunk(const ChunkQuery& query) {
   if (query.limit == 0) return Result::failure("read_chunk: a chunk of 0 rows");
   if (auto e = ensure_connected()) return Result::failure(*e);
   const TableLayout& layout = *query.layout;
+  if (!query.where.empty()) {
+    if (auto bad = snapshot::check_row_filter(query.where, layout.schema->columns, sql_dialect()))
+      return Result::failure("the condition for " + layout.schema->id.to_string() + " is not allowed: " + *bad);
+  }
   std::string error;
   const CatalogTable* catalog = catalog_of(layout, error);
   if (!catalog) return Result::failure(error.empty() ? failure("cannot describe " + layout.schema->id.to_string()) : error);
@@ -596,8 +632,8 @@ Fallible<Chunk> MySqlSnapshotReader::read_chunk(const ChunkQuery& query) {
                           table_sql(layout.schema->id.database, layout.schema->id.table) +
                           (conditions.empty() ? "" : " WHERE " + join(conditions, " AND ")) + order_by(layout, false) +
                           " LIMIT " + std::to_string(query.limit);
-  // One short READ COMMITTED transaction (the session's level, set on connect).
-  if (!connection_->execute("START TRANSACTION")) return Result::failure(failure("cannot start the chunk transaction"));
+  // One short READ COMMITTED (the session's level, set on connect), read-only transaction.
+  if (!connection_->execute("START TRANSACTION READ ONLY")) return Result::failure(failure("cannot start the chunk transaction"));
   Rows rows;
   if (auto e = select(sql, layout, *catalog, true, rows)) {
     if (connection_) connection_->execute("ROLLBACK");

@@ -9,6 +9,7 @@
 // server prints, written back quoted. Chunk bounds use the expanded OR form, `(k1 > a) OR (k1 = a AND
 // k2 > b)`, because MySQL does not use an index for a row constructor comparison.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,12 +37,15 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   snapshot::Fallible<std::vector<TableId>> captured_tables() override;
   snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
+  snapshot::SqlDialect sql_dialect() const override { return {'`', false, true}; }
   snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;
   snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
+  // KILL QUERY from a second, short-lived connection.
+  void cancel() override;
 
  private:
   struct Table {  // a control table: database and name
@@ -68,6 +72,7 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   Config config_;
   Table watermark_, signal_;
   std::unique_ptr<MySqlConnection> connection_;
+  std::atomic<unsigned long> connection_id_{0};  // the server's id of connection_, for KILL QUERY
   std::map<std::string, Described> described_;  // by "db.table"
 };
 

@@ -50,9 +50,41 @@ PgSnapshotReader::QualifiedName PgSnapshotReader::split(const std::string& name)
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
+PgSnapshotReader::~PgSnapshotReader() {
+  conn_.reset();
+  replace_canceller();
+}
+
+void PgSnapshotReader::replace_canceller() {
+  const std::lock_guard lock(cancel_mutex_);
+  if (canceller_) PQfreeCancel(canceller_);
+  canceller_ = conn_ && conn_->ok() ? PQgetCancel(conn_->raw()) : nullptr;
+}
+
+void PgSnapshotReader::cancel() {
+  const std::lock_guard lock(cancel_mutex_);
+  if (!canceller_) return;
+  char error[256];
+  if (!PQcancel(canceller_, error, sizeof error)) spdlog::warn("cannot cancel the snapshot query: {}", error);
+}
+
+std::optional<std::string> PgSnapshotReader::begin_read_only(const char* isolation) {
+  if (!conn_->query(std::string("BEGIN ISOLATION LEVEL ") + isolation + " READ ONLY"))
+    return "cannot begin a read-only transaction: " + conn_->last_error();
+  if (!conn_->query("SELECT set_config('statement_timeout', $1, true)",
+                    {std::to_string(config_.snapshot.query_timeout_ms) + "ms"})) {
+    std::string error = "cannot set the statement timeout: " + conn_->last_error();
+    conn_->query("ROLLBACK");
+    return error;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> PgSnapshotReader::connect() {
   conn_.reset();
+  replace_canceller();
   conn_.emplace(config_.source, application_name_, Connection::Mode::Normal);
+  replace_canceller();
   if (conn_->ok()) return std::nullopt;
   std::string error = "cannot connect to PostgreSQL at " + config_.source.host + ":" + std::to_string(config_.source.port) +
                       " as " + config_.source.user + " for snapshots: " + conn_->error() +
@@ -327,7 +359,16 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
   const auto columns = layout_columns(layout, error);
   if (!columns) return Failed::failure(error);
   const QualifiedName name{layout.schema->id.schema, layout.schema->id.table};
+  if (!where.empty()) {
+    if (auto bad = snapshot::check_row_filter(where, layout.schema->columns, sql_dialect()))
+      return Failed::failure("the condition for " + name.text() + " is not allowed: " + *bad);
+  }
   const std::string filter = where.empty() ? "" : "(" + where + ")";
+  if (auto begun = begin_read_only("READ COMMITTED")) return Failed::failure(*begun);
+  auto fail = [&](std::string why) {
+    conn_->query("ROLLBACK");
+    return Failed::failure(std::move(why));
+  };
 
   std::vector<std::string> nullable;
   for (const auto& key : layout.key_names)
@@ -336,9 +377,9 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
   if (!nullable.empty()) {
     const auto r = conn_->query("SELECT EXISTS (SELECT 1 FROM " + name.sql() + " WHERE " +
                                 (filter.empty() ? "" : filter + " AND ") + "(" + joined(nullable, " OR ") + "))");
-    if (!r) return Failed::failure("cannot check the keys of " + name.text() + ": " + conn_->last_error());
+    if (!r) return fail("cannot check the keys of " + name.text() + ": " + conn_->last_error());
     if (std::string(PQgetvalue(r->get(), 0, 0)) == "t")
-      return Failed::failure("cannot snapshot " + name.text() + ": rows" + (where.empty() ? "" : " matching " + where) +
+      return fail("cannot snapshot " + name.text() + ": rows" + (where.empty() ? "" : " matching the condition") +
                              " have NULL in key column(s) " + joined(layout.key_names, ", ") +
                              ", so the key does not identify them; choose NOT NULL unique columns in "
                              "snapshot.surrogate_keys or exclude those rows with the request's condition");
@@ -346,7 +387,8 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
   const auto r = conn_->query("SELECT " + key_list(layout.key_names) + " FROM " + name.sql() +
                               (filter.empty() ? "" : " WHERE " + filter) + " ORDER BY " +
                               key_list(layout.key_names, " DESC") + " LIMIT 1");
-  if (!r) return Failed::failure("cannot read the largest key of " + name.text() + ": " + conn_->last_error());
+  if (!r) return fail("cannot read the largest key of " + name.text() + ": " + conn_->last_error());
+  if (!conn_->query("COMMIT")) return Failed::failure("cannot commit: " + conn_->last_error());
   if (PQntuples(r->get()) == 0) return Failed{std::optional<std::optional<KeyText>>(std::in_place), {}};
   KeyText key;
   for (int i = 0; i < PQnfields(r->get()); ++i)
@@ -422,9 +464,13 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
       return Failed::failure("read_chunk: a key bound of " + name.text() + " holds NULL, which orders nowhere");
   }
 
+  if (!query.where.empty()) {
+    if (auto bad = snapshot::check_row_filter(query.where, layout.schema->columns, sql_dialect()))
+      return Failed::failure("the condition for " + name.text() + " is not allowed: " + *bad);
+  }
+
   if (auto error = wait_for_finished_commits(query.stop)) return Failed::failure(*error);
-  if (!conn_->query("BEGIN ISOLATION LEVEL READ COMMITTED"))
-    return Failed::failure("cannot begin a chunk transaction: " + conn_->last_error());
+  if (auto error = begin_read_only("READ COMMITTED")) return Failed::failure("cannot begin a chunk transaction: " + *error);
   auto fail = [&](std::string why) {
     conn_->query("ROLLBACK");
     return Failed::failure(std::move(why));

@@ -4,6 +4,7 @@
 // replication connection, and values are parsed by the log decoder's own text parser with the column types
 // from the catalog, so a chunk row equals, Value for Value, the row pgoutput delivers for the same stored row.
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ namespace tidemark::pg {
 class PgSnapshotReader final : public snapshot::SnapshotReader {
  public:
   explicit PgSnapshotReader(const Config& config);
+  ~PgSnapshotReader() override;
+  PgSnapshotReader(const PgSnapshotReader&) = delete;
+  PgSnapshotReader& operator=(const PgSnapshotReader&) = delete;
 
   std::optional<std::string> connect() override;
   std::vector<std::string> prepare(bool create) override;
@@ -30,14 +34,19 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   // differ in order only for a primary key declared out of column order.
   snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
+  snapshot::SqlDialect sql_dialect() const override { return {'"', true, false}; }
   snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;
   snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
+  void cancel() override;
 
  private:
+  // BEGIN ... READ ONLY with SET LOCAL statement_timeout: what a user's condition runs in.
+  std::optional<std::string> begin_read_only(const char* isolation);
+  void replace_canceller();
   // Waits until every transaction committed in the log is visible (see the .cpp).
   std::optional<std::string> wait_for_finished_commits(const std::stop_token& stop);
 
@@ -81,6 +90,8 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   QualifiedName watermark_;
   QualifiedName signal_;
   std::optional<Connection> conn_;
+  std::mutex cancel_mutex_;
+  PGcancel* canceller_ = nullptr;  // of conn_; PQcancel may use it from another thread
   PgTypeRegistry types_;  // enums, domains and arrays of those, registered as pgoutput's Type messages would be
 };
 
