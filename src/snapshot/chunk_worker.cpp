@@ -117,7 +117,15 @@ void ChunkWorker::refuse(const std::string& table, const std::string& why, bool 
 }
 
 void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token stop) {
+  // Cancelled by shutdown or a stop signal (catalog queries wait too, for a table another session locked):
+  // nothing to refuse then.
+  const QueryInFlight in_flight(coordinator_, reader_);
+  auto dropped = [&] {
+    const SnapshotState now = coordinator_.state();
+    return stop.stop_requested() || now.queue.empty() || !(now.queue.front() == request);
+  };
   Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
+  if (!layout.ok() && dropped()) return;
   if (!layout.ok()) return refuse(request.table, layout.error, false);
   if (!request.where.empty()) {
     if (auto bad = check_row_filter(request.where, layout.value->schema->columns, reader_.sql_dialect()))
@@ -125,13 +133,8 @@ void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token 
   }
   std::optional<KeyText> max_key = request.upto;
   if (!max_key) {
-    Fallible<std::optional<KeyText>> found = [&] {
-      const QueryInFlight in_flight(coordinator_, reader_);
-      return reader_.max_key(*layout.value, request.where);
-    }();
-    // Cancelled by shutdown or a stop signal: nothing to refuse.
-    const SnapshotState now = coordinator_.state();
-    if (stop.stop_requested() || now.queue.empty() || !(now.queue.front() == request)) return;
+    Fallible<std::optional<KeyText>> found = reader_.max_key(*layout.value, request.where);
+    if (dropped()) return;
     if (!found.ok()) return refuse(request.table, found.error, false);
     max_key = *found.value;
   }
@@ -173,8 +176,14 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
   // Described again at least every kDescribeEvery, so a column added or dropped mid-snapshot shows within a
   // second, without catalog queries for every chunk.
   if (!layout_ || layout_table_ != request.table || Clock::now() - described_at_ >= kDescribeEvery) {
-    Fallible<TableLayout> described = reader_.describe(request.table, surrogate_key(request.table));
+    Fallible<TableLayout> described = [&] {
+      const QueryInFlight in_flight(coordinator_, reader_);
+      return reader_.describe(request.table, surrogate_key(request.table));
+    }();
+    if (stop.stop_requested()) return std::nullopt;
     if (!described.ok()) {
+      const SnapshotState now = coordinator_.state();
+      if (!now.current || !(now.current->request == request)) return std::nullopt;  // a stop signal dropped it
       layout_.reset();
       refuse(request.table, described.error, true);
       return std::nullopt;

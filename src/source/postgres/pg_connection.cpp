@@ -109,10 +109,18 @@ std::string Connection::error() const {
 }
 
 std::optional<Result> Connection::query(const std::string& sql, const std::vector<std::string>& params) {
+  return run(sql, params, !params.empty());
+}
+
+std::optional<Result> Connection::query_one_statement(const std::string& sql, const std::vector<std::string>& params) {
+  return run(sql, params, true);
+}
+
+std::optional<Result> Connection::run(const std::string& sql, const std::vector<std::string>& params, bool extended) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p.c_str());
-  Result result(params.empty() ? PQexec(conn_, sql.c_str())
+  Result result(!extended ? PQexec(conn_, sql.c_str())
                                : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
                                               values.data(), nullptr, nullptr, 0));
   const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;

@@ -36,11 +36,17 @@ class Connection {
 
   // Runs one statement with text parameters; nullopt and `last_error()` on failure.
   std::optional<Result> query(const std::string& sql, const std::vector<std::string>& params = {});
+  // The same through the extended protocol even without parameters, so the server refuses a second
+  // statement in `sql` instead of running it: for SQL that holds text from users (snapshot conditions).
+  std::optional<Result> query_one_statement(const std::string& sql, const std::vector<std::string>& params = {});
   const std::string& last_error() const { return last_error_; }
   // The SQLSTATE of the last failed query ("" when unknown).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
  private:
+  // The simple protocol when `extended` is false (replication commands need it).
+  std::optional<Result> run(const std::string& sql, const std::vector<std::string>& params, bool extended);
+
   PGconn* conn_ = nullptr;
   std::string connect_error_;  // set when connecting failed
   std::string last_error_;

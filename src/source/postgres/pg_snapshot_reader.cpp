@@ -375,7 +375,7 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
     for (const auto& c : *columns)
       if (c.name == key && !c.not_null) nullable.push_back(quote_identifier(key) + " IS NULL");
   if (!nullable.empty()) {
-    const auto r = conn_->query("SELECT EXISTS (SELECT 1 FROM " + name.sql() + " WHERE " +
+    const auto r = conn_->query_one_statement("SELECT EXISTS (SELECT 1 FROM " + name.sql() + " WHERE " +
                                 (filter.empty() ? "" : filter + " AND ") + "(" + joined(nullable, " OR ") + "))");
     if (!r) return fail("cannot check the keys of " + name.text() + ": " + conn_->last_error());
     if (std::string(PQgetvalue(r->get(), 0, 0)) == "t")
@@ -384,7 +384,7 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
                              ", so the key does not identify them; choose NOT NULL unique columns in "
                              "snapshot.surrogate_keys or exclude those rows with the request's condition");
   }
-  const auto r = conn_->query("SELECT " + key_list(layout.key_names) + " FROM " + name.sql() +
+  const auto r = conn_->query_one_statement("SELECT " + key_list(layout.key_names) + " FROM " + name.sql() +
                               (filter.empty() ? "" : " WHERE " + filter) + " ORDER BY " +
                               key_list(layout.key_names, " DESC") + " LIMIT 1");
   if (!r) return fail("cannot read the largest key of " + name.text() + ": " + conn_->last_error());
@@ -499,7 +499,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   const std::string sql = "SELECT " + key_list(layout.schema->columns) + " FROM " + name.sql() +
                           (conditions.empty() ? "" : " WHERE " + joined(conditions, " AND ")) + " ORDER BY " +
                           key_list(layout.key_names) + " LIMIT " + std::to_string(query.limit);
-  const auto r = conn_->query(sql, params);
+  const auto r = conn_->query_one_statement(sql, params);
   if (!r) return fail("cannot read a chunk of " + name.text() + ": " + conn_->last_error());
   if (!conn_->query("COMMIT")) return Failed::failure("cannot commit a chunk transaction: " + conn_->last_error());
 
