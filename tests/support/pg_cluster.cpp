@@ -28,7 +28,7 @@ int free_local_port() {
   return ntohs(addr.sin_port);
 }
 
-ThrowawayPostgres::ThrowawayPostgres(const std::vector<std::string>& settings)
+ThrowawayPostgres::ThrowawayPostgres(const std::vector<std::string>& settings, const std::string& hba)
     : port_(std::to_string(free_local_port())) {
   // As root, the scripts run initdb and postgres as the `postgres` OS user, which must reach the data
   // directory below this one (mkdtemp makes it 0700).
@@ -36,8 +36,9 @@ ThrowawayPostgres::ThrowawayPostgres(const std::vector<std::string>& settings)
   try {
     started_ = true;  // from here on a failure may leave a postmaster behind: stop() handles "not running"
     servers_sh("start");
-    if (!settings.empty()) {
+    if (!settings.empty() || !hba.empty()) {
       for (const auto& setting : settings) pg_exec(target(true), "ALTER SYSTEM SET " + setting);
+      if (!hba.empty()) write_file(dir_.file("postgres/data/pg_hba.conf"), hba);  // keeps its owner, postgres
       servers_sh("restart");
     }
   } catch (...) {

@@ -15,8 +15,10 @@ namespace tidemark::test {
 class ThrowawayPostgres {
  public:
   // Starts the cluster; each of `settings` ("wal_level = replica") is applied with ALTER SYSTEM and the
-  // cluster restarted. Throws (with the script's output) when it cannot; a half-started cluster is stopped.
-  explicit ThrowawayPostgres(const std::vector<std::string>& settings = {});
+  // cluster restarted. A non-empty `hba` replaces pg_hba.conf before that restart (keep initdb's
+  // "local all all trust" line: the scripts use it). Throws (with the script's output) when it cannot; a
+  // half-started cluster is stopped.
+  explicit ThrowawayPostgres(const std::vector<std::string>& settings = {}, const std::string& hba = "");
   // Stops the cluster (pg_ctl -m fast) and deletes its directory.
   ~ThrowawayPostgres();
   ThrowawayPostgres(const ThrowawayPostgres&) = delete;
