@@ -8,6 +8,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/settings_reference.hpp"
+#include "config/secret_exposure.hpp"
 #include "daemon/binlog_dump_command.hpp"
 #include "daemon/checks.hpp"
 #include "daemon/daemon.hpp"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> warnings;
     const std::vector<std::string> problems = tidemark::check_environment(*config, &warnings);
+    if (auto exposed = tidemark::inline_secret_warning(config_path)) warnings.push_back(*exposed);
     for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
     for (const auto& p : problems) std::cout << "problem: " << p << "\n";
     std::cout << (problems.empty() ? "ok: " + config_path + " is valid and its environment is ready\n"

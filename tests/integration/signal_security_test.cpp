@@ -9,7 +9,10 @@
 #include <csignal>
 #include <thread>
 
+#include <sys/stat.h>
+
 #include "mysql_client.hpp"
+#include "pg_client.hpp"
 #include "process.hpp"
 #include "snapshot_database.hpp"
 #include "snapshot_fold.hpp"
@@ -29,7 +32,6 @@ std::string own_control_tables(Database& db, const std::string& settings = "") {
 }
 
 void drop_tables(Database& db, const std::vector<std::string>& tables) {
-  if (db.daemon().process().running()) db.daemon().stop(SIGKILL);
   for (const auto& t : tables) {
     try {
       db.exec("DROP TABLE IF EXISTS " + t);
@@ -165,6 +167,42 @@ TEST_P(SignalSecurity, StopSignalAndShutdownCancelAQueryInFlight) {
   pg_locker.reset();
   mysql_locker.reset();
   drop_tables(*db, {items, db->signal_table, db->name("wm")});
+}
+
+// Finding 7: `tidemark check` warns about a superuser (ALL PRIVILEGES) CDC user and a password written
+// into a world-readable configuration file, and says nothing of either for a least-privilege user whose
+// file only its owner reads.
+TEST_P(SignalSecurity, CheckWarnsAboutASuperuserAndAnInlinePassword) {
+  auto db = make_database(GetParam());
+  const bool pg = GetParam() == "postgres";
+  const std::string items = db->name("checked");
+  db->create_table(items, "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT");
+  db->write_config({items}, own_control_tables(*db));
+  const std::string path = db->daemon().config_path();
+  const std::string least = read_file(path);
+  const std::string user = pg ? real_postgres().user : real_mysql().user;
+  const std::string password = pg ? real_postgres().password : real_mysql().password;
+  const std::string super_user = pg ? real_postgres(true).user : real_mysql(true).user;
+  const std::string super_password = pg ? real_postgres(true).password : real_mysql(true).password;
+  std::string super = least;
+  const std::string credentials = "  user: " + user + "\n  password: " + password + "\n";
+  ASSERT_NE(super.find(credentials), std::string::npos) << super;
+  super.replace(super.find(credentials), credentials.size(), "  user: " + super_user + "\n  password: " + super_password + "\n");
+
+  write_file(path, super);
+  ::chmod(path.c_str(), 0644);
+  const CliResult exposed = run_tidemark(db->daemon(), {"check", "--config", path});
+  EXPECT_NE(exposed.out.find(pg ? "is a superuser" : "has ALL PRIVILEGES"), std::string::npos) << exposed.out << exposed.err;
+  EXPECT_NE(exposed.out.find("warning: source.password (line"), std::string::npos) << exposed.out;
+  EXPECT_EQ(exposed.out.find("password: " + super_password), std::string::npos) << "the warning does not print the password";
+
+  write_file(path, least);
+  ::chmod(path.c_str(), 0600);
+  const CliResult quiet = run_tidemark(db->daemon(), {"check", "--config", path});
+  EXPECT_EQ(quiet.out.find("is a superuser"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.find("ALL PRIVILEGES"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.find("source.password (line"), std::string::npos) << quiet.out;
+  drop_tables(*db, {items});  // never started: no control tables
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDatabases, SignalSecurity, testing::Values("postgres", "mariadb"), param_name);

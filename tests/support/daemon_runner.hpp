@@ -33,6 +33,7 @@ class DaemonRunner {
                     const std::string& source_yaml = "");
   void start(const std::string& subcommand = "run", const std::vector<std::string>& extra_env = {});
   ChildProcess& process() { return *process_; }
+  bool started() const { return process_ != nullptr; }
   std::optional<int> stop(int sig, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
   // The committed generator position (the next sequence) from the state file, if any.

@@ -18,7 +18,7 @@ MySqlFixture::MySqlFixture() {
 }
 
 MySqlFixture::~MySqlFixture() {
-  if (daemon.process().running()) daemon.stop(SIGKILL);
+  if (daemon.started() && daemon.process().running()) daemon.stop(SIGKILL);
   try {
     for (const auto& t : created) mysql_exec(root, "DROP TABLE IF EXISTS `" + db.database + "`.`" + t + "`");
   } catch (...) {

@@ -23,7 +23,7 @@ PgFixture::PgFixture(PgTarget target, PgTarget admin_target) : pg(std::move(targ
 }
 
 PgFixture::~PgFixture() {
-  if (daemon.process().running()) daemon.stop(SIGKILL);
+  if (daemon.started() && daemon.process().running()) daemon.stop(SIGKILL);
   try {
     // The walsender of a killed daemon may hold the slot for a moment.
     wait_until([&] { return !slot_active(); }, 10s);

@@ -83,6 +83,11 @@ PrerequisiteReport check_prerequisites(MySqlConnection& conn, const Config& conf
     if (at != std::string::npos) user = "'" + account->substr(0, at) + "'@'" + account->substr(at + 1) + "'";
   }
   const bool all = has({"ALL PRIVILEGES", "ALL"});
+  if (all || has({"SUPER"}))
+    report.warnings.push_back("user " + config.source.user + " has " + (all ? "ALL PRIVILEGES" : "SUPER") +
+                              " on *.*: whoever controls Tidemark's configuration or can reach its connections can do "
+                              "anything on the server. Grant only REPLICATION SLAVE, REPLICATION CLIENT (BINLOG MONITOR), "
+                              "SELECT on the captured tables and the control tables' rights (docs/security.md)");
   if (!all && !has({"REPLICATION SLAVE", "REPLICATION REPLICA"}))
     problems.push_back("user " + config.source.user + " lacks REPLICATION SLAVE, needed to read the binlog: GRANT REPLICATION SLAVE ON *.* TO " + user);
   // SUPER covers SHOW MASTER STATUS on MySQL only; MariaDB 10.5.2+ needs BINLOG MONITOR.

@@ -32,11 +32,15 @@ void check_wal_level(Connection& conn, PrerequisiteReport& report) {
 }
 
 void check_role(Connection& conn, const Config& config, PrerequisiteReport& report) {
-  const auto r = conn.query("SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user");
+  const auto r = conn.query("SELECT rolreplication OR rolsuper, rolsuper FROM pg_roles WHERE rolname = current_user");
   if (!r || PQntuples(r->get()) != 1) {
     report.problems.push_back("cannot read the role's attributes: " + conn.last_error());
     return;
   }
+  if (std::string(PQgetvalue(r->get(), 0, 1)) == "t")
+    report.warnings.push_back("role " + config.source.user + " is a superuser: whoever controls Tidemark's configuration or "
+                              "can reach its connections can do anything in the cluster. Use a role with LOGIN REPLICATION, "
+                              "SELECT on the captured tables and the control tables' grants (docs/security.md)");
   if (std::string(PQgetvalue(r->get(), 0, 0)) != "t")
     report.problems.push_back("role " + config.source.user + " may not start replication: run ALTER ROLE " +
                               quote_identifier(config.source.user) + " REPLICATION;");

@@ -18,6 +18,7 @@ struct CapturedTable {
 
 struct PrerequisiteReport {
   std::vector<std::string> problems;   // empty when the source can stream
+  std::vector<std::string> warnings;   // recommendations (tidemark check prints them)
   std::vector<CapturedTable> tables;   // the tables source.tables selects
   bool slot_exists = false;
 };

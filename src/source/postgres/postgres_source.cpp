@@ -66,7 +66,9 @@ std::vector<std::string> PostgresSource::check() {
   if (!conn.ok()) return {connection_problem(config_.source, conn.error())};
   warnings_.clear();
   if (conn.tls_protocol().empty() && config_.source.tls.mode == "prefer") warnings_.push_back(plain_text_warning());
-  std::vector<std::string> problems = check_prerequisites(conn, config_, false).problems;
+  PrerequisiteReport report = check_prerequisites(conn, config_, false);
+  std::vector<std::string> problems = std::move(report.problems);
+  for (auto& w : report.warnings) warnings_.push_back(std::move(w));
   Connection replication(config_.source, application_name_, Connection::Mode::Replication);
   // A role without REPLICATION is refused too; that problem is already reported with its fix.
   const bool role_lacks_replication = std::any_of(problems.begin(), problems.end(), [](const std::string& p) {
