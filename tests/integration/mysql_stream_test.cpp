@@ -630,6 +630,38 @@ TEST(MySqlStream, PurgedBinlogIsAFatalErrorNamingTheRecovery) {
   EXPECT_EQ(state_position(f.daemon).token, stopped_at.token) << "the state file is left for the operator to decide";
 }
 
+// A GTID the server does not have (here: a sequence number beyond its binlog, as after RESET MASTER or a
+// state file restored from another server) is the same dead end as a purged file: a clear fatal error at
+// once, not a retry loop at warning level (MariaDB: "... which is not in the master's binlog").
+TEST(MySqlStream, AGtidTheServerDoesNotHaveIsFatalAndNamesTheRecovery) {
+  MySqlFixture f;
+  const std::string t = f.table("mygtid");
+  f.create_table(t, "id INT PRIMARY KEY", 1);
+  f.write_config({t});
+  ASSERT_TRUE(f.start_and_wait_until_streaming()) << f.daemon.stderr_text();
+  mysql_exec(f.db, "INSERT INTO " + t + " VALUES (1)");
+  ASSERT_EQ(f.read_until(f.topic(t), 1).size(), 1u) << f.daemon.stderr_text();
+  ASSERT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
+  const StatePosition stopped_at = state_position(f.daemon);
+  ASSERT_TRUE(stopped_at.valid && !stopped_at.gtid.empty()) << stopped_at.token;
+
+  std::string state = read_file(f.daemon.state_path());
+  const std::string foreign = "gtid=0-1-99999999";
+  state.replace(state.find("gtid=" + stopped_at.gtid), 5 + stopped_at.gtid.size(), foreign);
+  write_file(f.daemon.state_path(), state);
+
+  const auto began = Clock::now();
+  f.daemon.start();
+  const auto status = f.daemon.process().wait_for_exit(30s);
+  const std::string err = f.daemon.stderr_text();
+  ASSERT_TRUE(status.has_value()) << "a GTID the server does not have must stop the daemon, not retry forever\n" << err;
+  EXPECT_EQ(*status, 2) << err;
+  EXPECT_LT(Clock::now() - began, 15s) << "no retry loop with backoff before giving up";
+  EXPECT_NE(err.find("no longer has the binlog"), std::string::npos) << err;
+  EXPECT_NE(err.find("0-1-99999999"), std::string::npos) << "names the position it needed\n" << err;
+  EXPECT_EQ(err.find("reconnecting in"), std::string::npos) << err;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 7. Tables that are not captured: their rows are not published, and their transactions still move the
 // committed position.

@@ -87,8 +87,13 @@ std::optional<std::string_view> BinlogStream::next(Failure& failure, std::string
 BinlogStream::Failure BinlogStream::classify(unsigned code, const std::string& message, std::string& error) const {
   error = message.empty() ? "replication stream ended (error " + std::to_string(code) + ")" : message;
   if (code == kErrorReadingBinlog) {
+    // A file that is gone, and a GTID the server does not have (MariaDB: "... which is not in the master's
+    // binlog", "the binlog on the master is missing the GTID"; MySQL: "the master has purged binary logs
+    // containing GTIDs"): retrying cannot bring either back.
     const bool purged = message.find("purged") != std::string::npos || message.find("Could not find") != std::string::npos ||
-                        message.find("could not find") != std::string::npos || message.find("not find first log") != std::string::npos;
+                        message.find("could not find") != std::string::npos || message.find("not find first log") != std::string::npos ||
+                        message.find("not in the master's binlog") != std::string::npos ||
+                        message.find("is missing the GTID") != std::string::npos;
     if (purged) {
       error = "the server no longer has the binlog at " + from_.describe() + " (" + message +
               "): changes since then are lost to Tidemark. Recover by deleting the state file (streaming restarts at the "
