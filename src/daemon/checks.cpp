@@ -45,6 +45,8 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
     } else {
       const std::vector<std::string> missing = reader->prepare(false);
       if (reader->control_tables_exist()) source_config = with_tables;
+      if (warnings)
+        for (auto& w : reader->signal_table_warnings()) warnings->push_back(std::move(w));
       for (auto p : missing) {
         if (config.snapshot.create_tables && warnings) {
           warnings->push_back("created at start (snapshot.create_tables): " + p);

@@ -65,6 +65,10 @@ class SnapshotReader {
   // missing when `create` is set; otherwise returns each problem with the DDL and grants that fix it.
   virtual std::vector<std::string> prepare(bool create) = 0;
 
+  // Who besides the CDC user may write the signal table (and so run snapshots), with the statements that
+  // leave it to the roles the operator chooses; empty when nobody else can, as far as the server shows.
+  virtual std::vector<std::string> signal_table_warnings() = 0;
+
   // True when both control tables exist (whatever their rows), so the source must capture them.
   virtual bool control_tables_exist() = 0;
 

@@ -205,6 +205,34 @@ TEST_P(SignalSecurity, CheckWarnsAboutASuperuserAndAnInlinePassword) {
   drop_tables(*db, {items});  // never started: no control tables
 }
 
+// `check` says who else may write the signal table and how to restrict it: on PostgreSQL the roles in its
+// ACL (a grant to PUBLIC here; nothing while only the CDC user has it); on MySQL, where database-wide
+// grants reach it, when it shares a database with captured tables.
+TEST_P(SignalSecurity, CheckNamesWhoElseMayWriteTheSignalTable) {
+  auto db = make_database(GetParam());
+  const bool pg = GetParam() == "postgres";
+  const std::string items = db->name("writers");
+  db->create_table(items, "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT");
+  db->write_config({items}, own_control_tables(*db));
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();  // creates the control tables
+  ASSERT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
+  const std::string path = db->daemon().config_path();
+  const std::string warning = "the signal table ";
+  if (pg) {
+    const CliResult alone = run_tidemark(db->daemon(), {"check", "--config", path});
+    EXPECT_EQ(alone.out.find(warning), std::string::npos) << alone.out;
+    db->exec("GRANT INSERT ON " + db->signal_table + " TO PUBLIC");
+    const CliResult shared = run_tidemark(db->daemon(), {"check", "--config", path});
+    EXPECT_NE(shared.out.find(warning), std::string::npos) << shared.out;
+    EXPECT_NE(shared.out.find("REVOKE INSERT ON \"public\".\"" + db->signal_table + "\" FROM PUBLIC"), std::string::npos) << shared.out;
+  } else {
+    const CliResult shared = run_tidemark(db->daemon(), {"check", "--config", path});
+    EXPECT_NE(shared.out.find(warning), std::string::npos) << shared.out;
+    EXPECT_NE(shared.out.find("a database of their own"), std::string::npos) << shared.out;
+  }
+  drop_tables(*db, {items, db->signal_table, db->name("wm")});
+}
+
 INSTANTIATE_TEST_SUITE_P(BothDatabases, SignalSecurity, testing::Values("postgres", "mariadb"), param_name);
 
 }  // namespace

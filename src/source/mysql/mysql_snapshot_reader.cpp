@@ -544,6 +544,21 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
   return std::nullopt;
 }
 
+std::vector<std::string> MySqlSnapshotReader::signal_table_warnings() {
+  // Accounts' database-wide grants reach the signal table too, and information_schema shows other accounts'
+  // grants only to a user who may read the mysql schema: so the advice is about where the table lives.
+  const bool shared = std::any_of(config_.source.tables.begin(), config_.source.tables.end(), [&](const std::string& t) {
+    const size_t dot = t.find('.');
+    return dot != std::string::npos && (t.substr(0, dot) == "*" || same_name(t.substr(0, dot), signal_.database));
+  });
+  if (!shared) return {};
+  return {"the signal table " + signal_.database + "." + signal_.name + " lives in a database with captured tables, so "
+          "every account with INSERT on " + signal_.database + ".* (applications often have it) can start, stop and "
+          "pause snapshots: give the control tables a database of their own (snapshot.signal_table: "
+          "tidemark.tidemark_signal, snapshot.watermark_table: tidemark.tidemark_watermark) and GRANT INSERT ON "
+          "tidemark.tidemark_signal TO the accounts you choose (docs/security.md)"};
+}
+
 void MySqlSnapshotReader::cancel() {
   const unsigned long id = connection_id_.load();
   if (id == 0) return;

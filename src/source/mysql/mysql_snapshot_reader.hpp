@@ -34,6 +34,7 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   std::optional<std::string> connect() override;
   std::vector<std::string> prepare(bool create) override;
   bool control_tables_exist() override;
+  std::vector<std::string> signal_table_warnings() override;
   snapshot::Fallible<std::vector<TableId>> captured_tables() override;
   snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;

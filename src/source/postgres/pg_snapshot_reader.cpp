@@ -276,6 +276,26 @@ std::vector<std::string> PgSnapshotReader::prepare(bool create) {
   return problems;
 }
 
+std::vector<std::string> PgSnapshotReader::signal_table_warnings() {
+  if (not_connected()) return {};
+  // The table's ACL (or its owner's default), PUBLIC included; superusers may write anything anyway.
+  const auto r = conn_->query(
+      "SELECT DISTINCT coalesce(r.rolname, 'PUBLIC') FROM pg_class c "
+      "CROSS JOIN LATERAL aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a "
+      "LEFT JOIN pg_roles r ON r.oid = a.grantee "
+      "WHERE c.oid = to_regclass($1) AND a.privilege_type = 'INSERT' AND coalesce(r.rolname, '') <> current_user ORDER BY 1",
+      {signal_.sql()});
+  if (!r || PQntuples(r->get()) == 0) return {};
+  std::vector<std::string> others;
+  for (int i = 0; i < PQntuples(r->get()); ++i) others.emplace_back(PQgetvalue(r->get(), i, 0));
+  std::vector<std::string> quoted;
+  for (const auto& o : others) quoted.push_back(o == "PUBLIC" ? o : quote_identifier(o));
+  return {"the signal table " + signal_.text() + " may also be written by " + joined(others, ", ") +
+          " (and members of those roles): whoever may INSERT there can start, stop and pause snapshots. To leave it to "
+          "the roles you choose: REVOKE INSERT ON " + signal_.sql() + " FROM " + joined(quoted, ", ") + "; GRANT INSERT ON " +
+          signal_.sql() + " TO <role>; (docs/security.md)"};
+}
+
 bool PgSnapshotReader::control_tables_exist() {
   if (not_connected()) return false;
   const auto r = conn_->query("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",

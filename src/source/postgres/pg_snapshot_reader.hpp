@@ -26,6 +26,7 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   std::optional<std::string> connect() override;
   std::vector<std::string> prepare(bool create) override;
   bool control_tables_exist() override;
+  std::vector<std::string> signal_table_warnings() override;
   snapshot::Fallible<std::vector<TableId>> captured_tables() override;
   // Columns: exactly what pgoutput sends (attnum order, no dropped or generated columns, the publication's
   // column list if it has one). key_columns and key_names are the chunk key in key order (the primary key's
