@@ -82,9 +82,7 @@ class Checker {
         error = std::string("use ' for strings and ") + dialect_.identifier_quote + " to quote column names";
       } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                  (c == '.' && std::isdigit(static_cast<unsigned char>(next())))) {
-        while (pos_ < in_.size() && (word_char(in_[pos_]) || in_[pos_] == '.' ||
-                                     ((in_[pos_] == '+' || in_[pos_] == '-') && (in_[pos_ - 1] | 0x20) == 'e')))
-          ++pos_;
+        number();
       } else if (word_start(c)) {
         error = word();
       } else if (c == '(') {
@@ -111,6 +109,26 @@ class Checker {
 
  private:
   char next() const { return pos_ + 1 < in_.size() ? in_[pos_ + 1] : '\0'; }
+
+  // Digits, a fraction and an exponent, or 0x and hex digits; never the letters after them, so `1union`
+  // (which MySQL reads as 1 UNION) goes on to the word check.
+  void number() {
+    const auto digit = [&](size_t at) { return at < in_.size() && std::isdigit(static_cast<unsigned char>(in_[at])); };
+    if (in_[pos_] == '0' && (next() == 'x' || next() == 'X')) {
+      pos_ += 2;
+      while (pos_ < in_.size() && std::isxdigit(static_cast<unsigned char>(in_[pos_]))) ++pos_;
+      return;
+    }
+    while (digit(pos_) || (pos_ < in_.size() && in_[pos_] == '.')) ++pos_;
+    if (pos_ < in_.size() && (in_[pos_] == 'e' || in_[pos_] == 'E')) {
+      size_t at = pos_ + 1;
+      if (at < in_.size() && (in_[at] == '+' || in_[at] == '-')) ++at;
+      if (digit(at)) {
+        pos_ = at;
+        while (digit(pos_)) ++pos_;
+      }
+    }
+  }
 
   std::optional<std::string> string_literal() {
     for (++pos_; pos_ < in_.size(); ++pos_) {

@@ -576,19 +576,30 @@ TEST(MySqlStream, RotationMidStreamLosesNothingAndNamesTheNewFile) {
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << err;
 }
 
+// Streams one insert into a new table `t`, stops cleanly and returns where the state file says it stopped
+// (invalid, with the failure reported, when any step fails).
+StatePosition stream_one_change_and_stop(MySqlFixture& f, const std::string& t) {
+  f.create_table(t, "id INT PRIMARY KEY", 1);
+  f.write_config({t});
+  if (!f.start_and_wait_until_streaming()) {
+    ADD_FAILURE() << f.daemon.stderr_text();
+    return {};
+  }
+  mysql_exec(f.db, "INSERT INTO " + t + " VALUES (1)");
+  if (f.read_until(f.topic(t), 1).size() != 1u || f.daemon.stop(SIGTERM) != 0) {
+    ADD_FAILURE() << "the insert was not delivered, or the daemon did not stop cleanly\n" << f.daemon.stderr_text();
+    return {};
+  }
+  return state_position(f.daemon);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 6. The binlog the daemon needs was purged while it was stopped: a quick fatal exit naming the recovery.
 
 TEST(MySqlStream, PurgedBinlogIsAFatalErrorNamingTheRecovery) {
   MySqlFixture f;
   const std::string t = f.table("mypurge");
-  f.create_table(t, "id INT PRIMARY KEY", 1);
-  f.write_config({t});
-  ASSERT_TRUE(f.start_and_wait_until_streaming()) << f.daemon.stderr_text();
-  mysql_exec(f.db, "INSERT INTO " + t + " VALUES (1)");
-  ASSERT_EQ(f.read_until(f.topic(t), 1).size(), 1u) << f.daemon.stderr_text();
-  ASSERT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
-  const StatePosition stopped_at = state_position(f.daemon);
+  const StatePosition stopped_at = stream_one_change_and_stop(f, t);
   ASSERT_TRUE(stopped_at.valid) << stopped_at.token;
 
   // Changes the daemon never saw, then every binlog up to the newest one purged (on the shared server: the
@@ -636,13 +647,7 @@ TEST(MySqlStream, PurgedBinlogIsAFatalErrorNamingTheRecovery) {
 TEST(MySqlStream, AGtidTheServerDoesNotHaveIsFatalAndNamesTheRecovery) {
   MySqlFixture f;
   const std::string t = f.table("mygtid");
-  f.create_table(t, "id INT PRIMARY KEY", 1);
-  f.write_config({t});
-  ASSERT_TRUE(f.start_and_wait_until_streaming()) << f.daemon.stderr_text();
-  mysql_exec(f.db, "INSERT INTO " + t + " VALUES (1)");
-  ASSERT_EQ(f.read_until(f.topic(t), 1).size(), 1u) << f.daemon.stderr_text();
-  ASSERT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
-  const StatePosition stopped_at = state_position(f.daemon);
+  const StatePosition stopped_at = stream_one_change_and_stop(f, t);
   ASSERT_TRUE(stopped_at.valid && !stopped_at.gtid.empty()) << stopped_at.token;
 
   std::string state = read_file(f.daemon.state_path());

@@ -25,7 +25,7 @@ void expect_refused(const std::string& where, const std::string& because) {
 TEST(RowFilter, AcceptsExpressionsOverTheTablesColumns) {
   for (const std::string where :
        {"id > 50", "v % 3 <> 0", "color = 'blue' AND NOT (id BETWEEN 1 AND 10)", "id > 180 OR id = 3",
-        "color IN ('a', 'b''s') OR color IS NULL", "lower(color) LIKE 'bl%'", "coalesce(v, 0) >= -1.5e3",
+        "color IN ('a', 'b''s') OR color IS NULL", "lower(color) LIKE 'bl%'", "coalesce(v, 0) >= -1.5e3", "v > 1e+5 AND v < .5 AND v <> 0x1F",
         "CASE WHEN v > 1 THEN 1 ELSE 0 END = 1", "created > DATE '2024-01-01'", "id <> 5 AND id != 6"}) {
     EXPECT_EQ(pg(where), std::nullopt) << where;
     EXPECT_EQ(my(where), std::nullopt) << where;
@@ -44,6 +44,9 @@ TEST(RowFilter, RefusesStackedStatements) {
 TEST(RowFilter, RefusesReadingOtherTables) {
   expect_refused("1=0) UNION SELECT 800000+id, secret FROM other.table -- ", "unbalanced parentheses");
   expect_refused("1=0 UNION SELECT 1", "set operators");
+  expect_refused("id = 1union select 1", "set operators");  // MySQL reads 1union as 1 UNION
+  expect_refused("id = 1e5union select 1", "set operators");
+  expect_refused("id = 0x1Funion select 1", "set operators");
   expect_refused("id IN (SELECT id FROM other)", "subqueries");
   expect_refused("EXISTS (SELECT 1)", "subqueries");
   expect_refused("id = other.id", "qualified names");

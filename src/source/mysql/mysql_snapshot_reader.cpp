@@ -129,6 +129,11 @@ std::optional<std::string> MySqlSnapshotReader::connect() {
   return std::nullopt;
 }
 
+void MySqlSnapshotReader::drop_connection() {
+  connection_id_ = 0;  // a KILL QUERY must never name a connection id the server may give to someone else
+  connection_.reset();
+}
+
 std::optional<std::string> MySqlSnapshotReader::ensure_connected() {
   if (connection_) return std::nullopt;
   return connect();
@@ -136,7 +141,7 @@ std::optional<std::string> MySqlSnapshotReader::ensure_connected() {
 
 std::string MySqlSnapshotReader::failure(const std::string& what) {
   std::string message = what + ": " + connection_->error();
-  if (connection_lost(connection_->error_code())) connection_.reset();
+  if (connection_lost(connection_->error_code())) drop_connection();
   return message;
 }
 
@@ -454,7 +459,7 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
   if (!stmt) return "out of memory";
   auto stmt_failure = [&](const std::string& what) {
     std::string message = what + " on " + schema.id.to_string() + ": " + mysql_stmt_error(stmt.get());
-    if (connection_lost(mysql_stmt_errno(stmt.get()))) connection_.reset();
+    if (connection_lost(mysql_stmt_errno(stmt.get()))) drop_connection();
     return message;
   };
   if (mysql_stmt_prepare(stmt.get(), sql.data(), sql.size()) != 0) return stmt_failure("chunk SELECT failed (" + sql.substr(0, 300) + ")");

@@ -59,6 +59,7 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   struct Rows;  // a binary-protocol result: values, key texts
 
   std::optional<std::string> ensure_connected();
+  void drop_connection();
   std::string failure(const std::string& what);  // the connection's error; drops a broken connection
   Table resolve(const std::string& name, const std::string& fallback) const;
   std::vector<std::string> prepare_table(const Table& table, const std::string& ddl,
