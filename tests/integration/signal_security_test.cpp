@@ -111,6 +111,7 @@ TEST_P(SignalSecurity, AWhereCanOnlyFilterTheRowsOfItsTable) {
   for (size_t at = log.find("is not allowed"); at != std::string::npos; at = log.find("is not allowed", at + 1)) ++refusals;
   EXPECT_GE(refusals, attacks.size()) << log;
   EXPECT_EQ(log.find("hunter2"), std::string::npos) << log;
+  EXPECT_EQ(log.find("DROP TABLE " + victim), std::string::npos) << "conditions are not logged at info level\n" << log;
   EXPECT_TRUE(db->daemon().process().running()) << "refusals never stop the daemon";
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
   drop_tables(*db, {items, victim, secret, pwned, db->signal_table, db->name("wm")});

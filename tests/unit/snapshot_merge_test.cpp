@@ -55,9 +55,10 @@ TEST(SnapshotSignal, ErrorsNameTheProblem) {
 // and was read again after every restart) is refused, and so are rows too large to log or keep.
 TEST(SnapshotSignal, RefusesDeepLargeAndOutOfRangeRows) {
   const std::string poison = std::string(200'000, '[') + std::string(200'000, ']');
-  EXPECT_FALSE(parse_signal("p", "execute-snapshot", R"({"tables": ["a"], "x": )" + poison + "}").ok());
+  // In "after", the field the parser used to copy recursively (that copy overflowed the stack).
+  EXPECT_FALSE(parse_signal("p", "execute-snapshot", R"({"tables": [{"table": "a", "after": )" + poison + "}]}").ok());
   const std::string deep = std::string(20'000, '[') + std::string(20'000, ']');  // within the size bound
-  const auto nested = parse_signal("n", "execute-snapshot", R"({"tables": ["a"], "x": )" + deep + "}");
+  const auto nested = parse_signal("n", "execute-snapshot", R"({"tables": [{"table": "a", "after": )" + deep + "}]}");
   ASSERT_FALSE(nested.ok());
   EXPECT_NE(nested.error.find("nested deeper than 32"), std::string::npos) << nested.error.substr(0, 300);
   EXPECT_LT(nested.error.size(), 300u);
