@@ -96,6 +96,10 @@ TEST_P(SignalSecurity, AWhereCanOnlyFilterTheRowsOfItsTable) {
     db->signal("attack-" + std::to_string(i) + "-" + items, "execute-snapshot",
                "{\"tables\": [{\"table\": " + table + ", \"where\": " + json_string(attacks[i]) +
                    ", \"upto\": [\"99999999\"]}]}");
+  // A key bound is a value of the key's type, never SQL: "1-- " commented out the rest of MySQL's chunk SQL
+  // (its LIMIT and conditions) when numeric bounds were pasted in checked only for digit-like characters.
+  db->signal("bound-" + items, "execute-snapshot",
+             "{\"tables\": [{\"table\": " + table + ", \"after\": [\"1-- \"], \"upto\": [\"99999999\"]}]}");
   db->signal("good-" + items, "execute-snapshot", "{\"tables\": [{\"table\": " + table + ", \"where\": \"id % 10 = 0\"}]}");
   ASSERT_TRUE(wait_until([&] { return snapshots_done(db->daemon(), 1); }, 60s))
       << snapshot_state(db->daemon()).dump() << db->daemon().stderr_text();

@@ -386,10 +386,34 @@ const CatalogColumn& catalog_column(const CatalogTable& catalog, const std::stri
 
 // A KeyText entry as SQL. The text comes from the state file, so it is checked against its kind, never
 // pasted as it is.
+// [+-]digits[.digits][e[+-]digits]: a key bound from a signal goes into the SQL as this literal, so nothing
+// else may pass ("1--" would comment out the rest of the statement).
+bool plain_number(const std::string& text) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i > start;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  bool whole = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    whole = digits() || whole;
+  }
+  if (!whole) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
 bool literal(MySqlConnection& connection, const CatalogColumn& column, const std::string& text, std::string& out) {
   switch (key_literal_kind(column)) {
     case KeyLiteral::Number:
-      if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+      if (!plain_number(text)) return false;
       out = text;
       return true;
     case KeyLiteral::Hex:
