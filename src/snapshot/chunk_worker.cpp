@@ -39,18 +39,24 @@ std::vector<std::string> split_columns(const std::string& list) {
 }
 
 // While it lives, a stop signal for the table or the daemon's shutdown cancels the reader's query in flight
-// (a chunk running for minutes would otherwise hold both up).
+// (a chunk running for minutes would otherwise hold both up). A stop that came before it was registered is
+// not seen by it: the caller checks, after constructing it, that the query is still wanted.
 class QueryInFlight {
  public:
-  QueryInFlight(SnapshotCoordinator& coordinator, SnapshotReader& reader) : coordinator_(coordinator) {
+  QueryInFlight(SnapshotCoordinator& coordinator, SnapshotReader& reader) : coordinator_(coordinator), reader_(reader) {
+    reader_.clear_cancel();
     coordinator_.set_query_canceller([&reader] { reader.cancel(); });
   }
-  ~QueryInFlight() { coordinator_.set_query_canceller(nullptr); }
+  ~QueryInFlight() {
+    coordinator_.set_query_canceller(nullptr);
+    reader_.clear_cancel();
+  }
   QueryInFlight(const QueryInFlight&) = delete;
   QueryInFlight& operator=(const QueryInFlight&) = delete;
 
  private:
   SnapshotCoordinator& coordinator_;
+  SnapshotReader& reader_;
 };
 
 }  // namespace
@@ -124,6 +130,7 @@ void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token 
     const SnapshotState now = coordinator_.state();
     return stop.stop_requested() || now.queue.empty() || !(now.queue.front() == request);
   };
+  if (dropped()) return;
   Fallible<TableLayout> layout = reader_.describe(request.table, surrogate_key(request.table));
   if (!layout.ok() && dropped()) return;
   if (!layout.ok()) return refuse(request.table, layout.error, false);
@@ -176,8 +183,13 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
   // Described again at least every kDescribeEvery, so a column added or dropped mid-snapshot shows within a
   // second, without catalog queries for every chunk.
   if (!layout_ || layout_table_ != request.table || Clock::now() - described_at_ >= kDescribeEvery) {
+    auto still_current = [&] {
+      const SnapshotState now = coordinator_.state();
+      return !stop.stop_requested() && now.current && now.current->request == request;
+    };
     Fallible<TableLayout> described = [&] {
       const QueryInFlight in_flight(coordinator_, reader_);
+      if (!still_current()) return Fallible<TableLayout>::failure("the snapshot of the table was stopped");
       return reader_.describe(request.table, surrogate_key(request.table));
     }();
     if (stop.stop_requested()) return std::nullopt;
@@ -231,6 +243,7 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
   query.stop = stop;
   Fallible<Chunk> chunk = [&] {
     const QueryInFlight in_flight(coordinator_, reader_);
+    if (stop.stop_requested() || !coordinator_.window_open(id)) return Fallible<Chunk>::failure("the chunk was stopped");
     return reader_.read_chunk(query);
   }();
   // Shutdown, or a stop signal dropped the table (and closed the window): the chunk is not wanted.

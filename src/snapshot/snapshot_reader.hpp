@@ -96,9 +96,10 @@ class SnapshotReader {
   // Reads the next chunk in one short READ COMMITTED, READ ONLY transaction.
   virtual Fallible<Chunk> read_chunk(const ChunkQuery& query) = 0;
 
-  // Asks the server to cancel the statement running on the reader's connection, if any. Safe to call from
-  // another thread while max_key or read_chunk runs (they then fail); a no-op when nothing runs.
+  // Ends the reader's server session from another thread (see session_cancel.hpp): the statement running
+  // fails, and so does every later one until clear_cancel(); the next query after that connects again.
   virtual void cancel() = 0;
+  virtual void clear_cancel() = 0;
 
   // Inserts a signal row (tidemark snapshot ...), committed.
   virtual std::optional<std::string> insert_signal(const std::string& id, const std::string& type,

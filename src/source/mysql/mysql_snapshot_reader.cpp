@@ -50,6 +50,8 @@ std::string table_sql(const std::string& database, const std::string& table) {
 
 // The client errors that mean the connection is gone (CR_SERVER_GONE_ERROR, CR_SERVER_LOST,
 // CR_SERVER_LOST_EXTENDED): the next call reconnects.
+constexpr const char* kCancelled = "the snapshot query was cancelled";
+
 bool connection_lost(unsigned code) { return code == 2006 || code == 2013 || code == 2055; }
 
 struct StmtCloser {
@@ -99,8 +101,8 @@ MySqlSnapshotReader::Table MySqlSnapshotReader::resolve(const std::string& name,
 }
 
 std::optional<std::string> MySqlSnapshotReader::connect() {
+  cancel_.forget();
   connection_.reset();
-  connection_id_ = 0;
   // The client waits a little longer than the server's own limit (below), so a slow chunk ends on the
   // server instead of running on after the client gave up.
   const auto read_timeout_s = static_cast<unsigned>(config_.snapshot.query_timeout_ms / 1000 + 10);
@@ -124,17 +126,20 @@ std::optional<std::string> MySqlSnapshotReader::connect() {
   if (!c->execute("SET SESSION max_statement_time = " + std::to_string(static_cast<double>(timeout_ms) / 1000.0)) &&
       !c->execute("SET SESSION max_execution_time = " + std::to_string(timeout_ms)))
     return "snapshot connection: cannot set a statement timeout (max_statement_time / max_execution_time): " + c->error();
-  connection_id_ = mysql_thread_id(c->raw());
+  const bool wanted = cancel_.publish(mysql_thread_id(c->raw()));
   connection_ = std::move(c);
+  if (!wanted) return std::string(kCancelled);
   return std::nullopt;
 }
 
 void MySqlSnapshotReader::drop_connection() {
-  connection_id_ = 0;  // a KILL QUERY must never name a connection id the server may give to someone else
+  cancel_.forget();  // a KILL must never name a connection id the server may give to someone else
   connection_.reset();
 }
 
 std::optional<std::string> MySqlSnapshotReader::ensure_connected() {
+  if (cancel_.cancelled()) return std::string(kCancelled);
+  if (cancel_.take_ended()) drop_connection();
   if (connection_) return std::nullopt;
   return connect();
 }
@@ -589,11 +594,11 @@ std::vector<std::string> MySqlSnapshotReader::signal_table_warnings() {
 }
 
 void MySqlSnapshotReader::cancel() {
-  const unsigned long id = connection_id_.load();
+  const uint64_t id = cancel_.request();
   if (id == 0) return;
   MySqlConnection killer(config_.source, 10);
-  if (!killer.ok() || !killer.execute("KILL QUERY " + std::to_string(id)))
-    spdlog::warn("cannot cancel the snapshot query (KILL QUERY {}): {}", id, killer.error());
+  if (!killer.ok() || !killer.execute("KILL CONNECTION " + std::to_string(id)))
+    spdlog::warn("cannot cancel the snapshot query (KILL CONNECTION {}): {}", id, killer.error());
 }
 
 Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout& layout, const std::string& where) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "snapshot/session_cancel.hpp"
 #include "snapshot/snapshot_reader.hpp"
 #include "source/mysql/table_schema_loader.hpp"
 
@@ -45,8 +46,9 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
-  // KILL QUERY from a second, short-lived connection.
+  // KILL CONNECTION from a second, short-lived connection.
   void cancel() override;
+  void clear_cancel() override { cancel_.clear(); }
 
  private:
   struct Table {  // a control table: database and name
@@ -74,7 +76,7 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   Config config_;
   Table watermark_, signal_;
   std::unique_ptr<MySqlConnection> connection_;
-  std::atomic<unsigned long> connection_id_{0};  // the server's id of connection_, for KILL QUERY
+  snapshot::SessionCancel cancel_;  // knows connection_'s server id, for KILL CONNECTION
   std::map<std::string, Described> described_;  // by "db.table"
 };
 

@@ -12,6 +12,7 @@ namespace tidemark::pg {
 
 namespace {
 
+constexpr const char* kCancelled = "the snapshot query was cancelled";
 using snapshot::Chunk;
 using snapshot::ChunkQuery;
 using snapshot::Fallible;
@@ -50,22 +51,18 @@ PgSnapshotReader::QualifiedName PgSnapshotReader::split(const std::string& name)
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
-PgSnapshotReader::~PgSnapshotReader() {
-  conn_.reset();
-  replace_canceller();
-}
-
-void PgSnapshotReader::replace_canceller() {
-  const std::lock_guard lock(cancel_mutex_);
-  if (canceller_) PQfreeCancel(canceller_);
-  canceller_ = conn_ && conn_->ok() ? PQgetCancel(conn_->raw()) : nullptr;
-}
+PgSnapshotReader::~PgSnapshotReader() = default;
 
 void PgSnapshotReader::cancel() {
-  const std::lock_guard lock(cancel_mutex_);
-  if (!canceller_) return;
-  char error[256];
-  if (!PQcancel(canceller_, error, sizeof error)) spdlog::warn("cannot cancel the snapshot query: {}", error);
+  const uint64_t pid = cancel_.request();
+  if (pid == 0) return;
+  // By pid and application name: a pid the server has given to another session since is left alone.
+  Connection killer(config_.source, application_name_ + "-cancel", Connection::Mode::Normal);
+  if (!killer.ok() ||
+      !killer.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND application_name = $2",
+                    {std::to_string(pid), application_name_}))
+    spdlog::warn("cannot cancel the snapshot query (pg_terminate_backend({})): {}", pid,
+                 killer.ok() ? killer.last_error() : killer.error());
 }
 
 std::optional<std::string> PgSnapshotReader::begin_read_only(const char* isolation) {
@@ -81,11 +78,13 @@ std::optional<std::string> PgSnapshotReader::begin_read_only(const char* isolati
 }
 
 std::optional<std::string> PgSnapshotReader::connect() {
+  cancel_.forget();
   conn_.reset();
-  replace_canceller();
   conn_.emplace(config_.source, application_name_, Connection::Mode::Normal);
-  replace_canceller();
-  if (conn_->ok()) return std::nullopt;
+  if (conn_->ok()) {
+    if (!cancel_.publish(static_cast<uint64_t>(PQbackendPID(conn_->raw())))) return std::string(kCancelled);
+    return std::nullopt;
+  }
   std::string error = "cannot connect to PostgreSQL at " + config_.source.host + ":" + std::to_string(config_.source.port) +
                       " as " + config_.source.user + " for snapshots: " + conn_->error() +
                       ". Check source.host, source.port, source.user, source.password and pg_hba.conf";
@@ -93,10 +92,10 @@ std::optional<std::string> PgSnapshotReader::connect() {
   return error;
 }
 
-std::optional<std::string> PgSnapshotReader::not_connected() const {
-  if (conn_ && conn_->ok()) return std::nullopt;
-  return "the snapshot connection to PostgreSQL is down" + (conn_ ? ": " + conn_->error() : std::string()) +
-         " (connect again)";
+std::optional<std::string> PgSnapshotReader::ensure_connected() {
+  if (cancel_.cancelled()) return std::string(kCancelled);
+  if (!cancel_.take_ended() && conn_ && conn_->ok()) return std::nullopt;
+  return connect();
 }
 
 bool PgSnapshotReader::is_own_table(const QualifiedName& name) const {
@@ -247,7 +246,7 @@ void PgSnapshotReader::check_table(const QualifiedName& name, const std::string&
 }
 
 std::vector<std::string> PgSnapshotReader::prepare(bool create) {
-  if (auto down = not_connected()) return {*down};
+  if (auto down = ensure_connected()) return {*down};
   std::vector<std::string> problems;
   const std::string watermark_ddl =
       "CREATE TABLE IF NOT EXISTS " + watermark_.sql() + " (pipeline text PRIMARY KEY, mark text NOT NULL)";
@@ -277,7 +276,7 @@ std::vector<std::string> PgSnapshotReader::prepare(bool create) {
 }
 
 std::vector<std::string> PgSnapshotReader::signal_table_warnings() {
-  if (not_connected()) return {};
+  if (ensure_connected()) return {};
   // The table's ACL (or its owner's default), PUBLIC included; superusers may write anything anyway.
   const auto r = conn_->query(
       "SELECT DISTINCT coalesce(r.rolname, 'PUBLIC') FROM pg_class c "
@@ -297,14 +296,14 @@ std::vector<std::string> PgSnapshotReader::signal_table_warnings() {
 }
 
 bool PgSnapshotReader::control_tables_exist() {
-  if (not_connected()) return false;
+  if (ensure_connected()) return false;
   const auto r = conn_->query("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",
                               {watermark_.sql(), signal_.sql()});
   return r && PQntuples(r->get()) == 1 && std::string(PQgetvalue(r->get(), 0, 0)) == "t";
 }
 
 Fallible<std::vector<TableId>> PgSnapshotReader::captured_tables() {
-  if (auto down = not_connected()) return Fallible<std::vector<TableId>>::failure(*down);
+  if (auto down = ensure_connected()) return Fallible<std::vector<TableId>>::failure(*down);
   const auto r = conn_->query(
       "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
       "WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
@@ -322,7 +321,7 @@ Fallible<std::vector<TableId>> PgSnapshotReader::captured_tables() {
 Fallible<TableLayout> PgSnapshotReader::describe(const std::string& requested,
                                                  const std::vector<std::string>& surrogate_key) {
   using Failed = Fallible<TableLayout>;
-  if (auto down = not_connected()) return Failed::failure(*down);
+  if (auto down = ensure_connected()) return Failed::failure(*down);
   const QualifiedName name = split(requested);
   std::string error;
   const auto relation = find_relation(name, error);
@@ -374,7 +373,7 @@ Fallible<TableLayout> PgSnapshotReader::describe(const std::string& requested,
 
 Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& layout, const std::string& where) {
   using Failed = Fallible<std::optional<KeyText>>;
-  if (auto down = not_connected()) return Failed::failure(*down);
+  if (auto down = ensure_connected()) return Failed::failure(*down);
   std::string error;
   const auto columns = layout_columns(layout, error);
   if (!columns) return Failed::failure(error);
@@ -417,7 +416,7 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
 }
 
 std::optional<std::string> PgSnapshotReader::write_watermark(const std::string& mark) {
-  if (auto down = not_connected()) return down;
+  if (auto down = ensure_connected()) return down;
   const auto r =
       conn_->query("UPDATE " + watermark_.sql() + " SET mark = $1 WHERE pipeline = $2", {mark, config_.name});
   if (!r) return "cannot write the watermark to " + watermark_.text() + ": " + conn_->last_error();
@@ -467,7 +466,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   using Failed = Fallible<Chunk>;
   if (!query.layout || !query.layout->schema) return Failed::failure("read_chunk: no table layout");
   if (query.limit == 0) return Failed::failure("read_chunk: a chunk needs a limit above 0");
-  if (auto down = not_connected()) return Failed::failure(*down);
+  if (auto down = ensure_connected()) return Failed::failure(*down);
   const TableLayout& layout = *query.layout;
   const QualifiedName name{layout.schema->id.schema, layout.schema->id.table};
   const size_t key_size = layout.key_names.size();
@@ -559,7 +558,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
 
 std::optional<std::string> PgSnapshotReader::insert_signal(const std::string& id, const std::string& type,
                                                            const std::string& data) {
-  if (auto down = not_connected()) return down;
+  if (auto down = ensure_connected()) return down;
   if (!conn_->query("INSERT INTO " + signal_.sql() + " (id, type, data) VALUES ($1, $2, $3)", {id, type, data}))
     return "cannot insert signal " + id + " into " + signal_.text() + ": " + conn_->last_error();
   return std::nullopt;

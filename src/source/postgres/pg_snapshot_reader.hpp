@@ -4,12 +4,12 @@
 // replication connection, and values are parsed by the log decoder's own text parser with the column types
 // from the catalog, so a chunk row equals, Value for Value, the row pgoutput delivers for the same stored row.
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "snapshot/session_cancel.hpp"
 #include "snapshot/snapshot_reader.hpp"
 #include "source/postgres/pg_connection.hpp"
 #include "source/postgres/pg_value_parser.hpp"
@@ -42,12 +42,13 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
+  // pg_terminate_backend from a second, short-lived connection (the same role may end its own sessions).
   void cancel() override;
+  void clear_cancel() override { cancel_.clear(); }
 
  private:
   // BEGIN ... READ ONLY with SET LOCAL statement_timeout: what a user's condition runs in.
   std::optional<std::string> begin_read_only(const char* isolation);
-  void replace_canceller();
   // Waits until every transaction committed in the log is visible (see the .cpp).
   std::optional<std::string> wait_for_finished_commits(const std::stop_token& stop);
 
@@ -74,7 +75,8 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   };
 
   static QualifiedName split(const std::string& name);
-  std::optional<std::string> not_connected() const;
+  // Connects again when the connection is down or was ended by cancel(); the error, or a cancel.
+  std::optional<std::string> ensure_connected();
   std::optional<Relation> find_relation(const QualifiedName& name, std::string& error);
   std::optional<std::vector<Column>> load_columns(uint32_t relation_oid, std::string& error);
   // The layout's columns with their current catalog types, in the layout's order.
@@ -91,8 +93,7 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   QualifiedName watermark_;
   QualifiedName signal_;
   std::optional<Connection> conn_;
-  std::mutex cancel_mutex_;
-  PGcancel* canceller_ = nullptr;  // of conn_; PQcancel may use it from another thread
+  snapshot::SessionCancel cancel_;  // knows conn_'s backend pid
   PgTypeRegistry types_;  // enums, domains and arrays of those, registered as pgoutput's Type messages would be
 };
 
