@@ -27,7 +27,7 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "sink/envelope_serializer.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/publisher.hpp"

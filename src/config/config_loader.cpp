@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/settings.hpp"
+#include "config/source_kinds.hpp"
 
 namespace tidemark {
 
@@ -157,10 +158,11 @@ class Loader {
     const bool source_known = !failed_.count("source.type");
     if (sink_known && c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
       add(mark_of("sink.kafka"), "sink.kafka.bootstrap_servers", "required when sink.type is kafka");
-    if (source_known && (c.source.type == "postgres" || c.source.type == "mysql")) {
+    const SourceDescriptor& kind = describe_source(c.source);
+    if (source_known && kind.is_database) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");
-      if (c.source.type == "postgres" && c.source.database.empty())
-        add(mark_of("source"), "source.database", "required for a postgres source");
+      if (kind.requires_database && c.source.database.empty())
+        add(mark_of("source"), "source.database", "required for a " + c.source.type + " source");
       if (c.source.tables.empty())
         add(mark_of("source"), "source.tables", "list at least one table to capture");
     }
@@ -177,16 +179,17 @@ class Loader {
   // PostgreSQL: like psql and pg_recvlogical, PGSSLMODE is the default of source.tls.mode; the file wins.
   void apply_tls_environment() {
     Config& c = result_.config;
-    if (c.source.type != "postgres" || set_.count("source.tls.mode")) return;
-    const std::optional<std::string> mode = env_("PGSSLMODE");
+    const std::string variable(describe_source(c.source).tls_mode_env);
+    if (variable.empty() || set_.count("source.tls.mode")) return;
+    const std::optional<std::string> mode = env_(variable);
     if (!mode || mode->empty()) return;
     const Setting* s = find_setting("source.tls.mode");
     if (std::find(s->choices.begin(), s->choices.end(), *mode) == s->choices.end()) {
       std::string list;
       for (size_t i = 0; i < s->choices.size(); ++i) list += (i ? ", " : "") + s->choices[i];
-      add_unplaced("source.tls.mode", "PGSSLMODE=" + *mode + " in the environment (the default of source.tls.mode " +
-                                          "for a postgres source) is not one of: " + list +
-                                          "; set source.tls.mode in the file or change PGSSLMODE");
+      add_unplaced("source.tls.mode", variable + "=" + *mode + " in the environment (the default of source.tls.mode " +
+                                          "for a " + c.source.type + " source) is not one of: " + list +
+                                          "; set source.tls.mode in the file or change " + variable);
       failed_.insert("source.tls.mode");
       return;
     }
@@ -196,7 +199,8 @@ class Loader {
 
   void check_tls() {
     const Config& c = result_.config;
-    if (c.source.type != "postgres" && c.source.type != "mysql") return;
+    const SourceDescriptor& kind = describe_source(c.source);
+    if (!kind.is_database) return;
     const SourceTlsConfig& tls = c.source.tls;
     const std::pair<const char*, const std::string*> files[] = {
         {"source.tls.ca", &tls.ca}, {"source.tls.cert", &tls.cert}, {"source.tls.key", &tls.key}};
@@ -208,7 +212,7 @@ class Loader {
                                       "working directory)");
     }
     if (failed_.count("source.tls.mode")) return;
-    const std::string mode_name = tls_mode_from_env_ ? "PGSSLMODE=" + tls.mode + " (the default of source.tls.mode)"
+    const std::string mode_name = tls_mode_from_env_ ? std::string(kind.tls_mode_env) + "=" + tls.mode + " (the default of source.tls.mode)"
                                                      : "source.tls.mode is " + tls.mode;
     if (tls.mode == "disable") {
       for (const auto& [key, value] : files)
@@ -221,7 +225,7 @@ class Loader {
       add(value_mark("source.tls.ca"), "source.tls.ca",
           "is not used: " + mode_name + ", which never verifies the server; set source.tls.mode to verify-full " +
               "(or verify-ca) to verify the server's certificate with this CA, or remove source.tls.ca");
-    const bool ca_from_env = c.source.type == "postgres" && env_("PGSSLROOTCERT").value_or("") != "";
+    const bool ca_from_env = !kind.tls_ca_env.empty() && env_(std::string(kind.tls_ca_env)).value_or("") != "";
     if (tls.verifies() && tls.ca.empty() && !ca_from_env)
       add(value_mark("source.tls.mode"), "source.tls.mode",
           mode_name + ": it verifies the server's certificate, so it needs the CA certificate that signed it; set " +
@@ -238,9 +242,9 @@ class Loader {
     Config& c = result_.config;
     if (c.sink.kafka.topic_prefix.empty()) c.sink.kafka.topic_prefix = c.name;
     if (c.sink.kafka.topic_template.empty())
-      c.sink.kafka.topic_template = c.source.type == "postgres" ? "{prefix}.{schema}.{table}" : "{prefix}.{database}.{table}";
+      c.sink.kafka.topic_template = describe_source(c.source).topic_template;
     if (c.state.path.empty()) c.state.path = "/var/lib/tidemark/" + c.name + ".state.json";
-    if (c.source.port == 0) c.source.port = c.source.type == "mysql" ? 3306 : c.source.type == "postgres" ? 5432 : 0;
+    c.source.port = source_port(c.source);
   }
 
   std::string file_;

@@ -1,7 +1,9 @@
 #include "config/settings.hpp"
 
-#include <charconv>
 #include <algorithm>
+#include <charconv>
+
+#include "config/source_kinds.hpp"
 
 namespace tidemark {
 
@@ -256,7 +258,7 @@ std::vector<Setting> build_table() {
 
     property<std::string>("source.type", [](Config& c) -> auto& { return c.source.type; },
       "Which database log to read: postgres, mysql (MySQL and MariaDB), or generator (synthetic changes for demos and benchmarks).")
-      .required().choices({"generator", "postgres", "mysql"}),
+      .required().choices(source_type_names()),
     property<std::string>("source.host", [](Config& c) -> auto& { return c.source.host; },
       "Database host.").byDefault("127.0.0.1"),
     property<int64_t>("source.port", [](Config& c) -> auto& { return c.source.port; },

@@ -1,10 +1,9 @@
 #include "daemon/checks.hpp"
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "daemon/state_store.hpp"
 #include "sink/kafka_sink.hpp"
 #include "snapshot/control_tables.hpp"
-#include "snapshot/snapshot_reader_factory.hpp"
 #include "source/source_factory.hpp"
 
 namespace tidemark {
@@ -39,7 +38,7 @@ std::vector<std::string> check_environment(const Config& config, std::vector<std
     problems.push_back(*problem);
   } else if (snapshot::snapshots_enabled(config)) {
     const Config with_tables = snapshot::with_control_tables(config);
-    const auto reader = snapshot::make_snapshot_reader(with_tables);
+    const auto reader = make_snapshot_reader(with_tables);
     if (auto error = reader->connect()) {
       problems.push_back("snapshot connection: " + *error);
     } else {

@@ -11,7 +11,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/settings.hpp"
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "daemon/state_store.hpp"
 #include "daemon/systemd_notifier.hpp"
 #include "sink/kafka_sink.hpp"
@@ -20,7 +20,6 @@
 #include "snapshot/chunk_worker.hpp"
 #include "snapshot/control_tables.hpp"
 #include "snapshot/snapshot_merger.hpp"
-#include "snapshot/snapshot_reader_factory.hpp"
 #include "source/source_factory.hpp"
 
 namespace tidemark {
@@ -194,7 +193,7 @@ class Pipeline {
       state = std::move(*restored.value);
     }
     if (config_.snapshot.paused) state.paused = true;
-    reader_ = snapshot::make_snapshot_reader(source_config);
+    reader_ = make_snapshot_reader(source_config);
     if (auto error = reader_->connect()) {
       problems.push_back("snapshot connection: " + *error);
       return true;

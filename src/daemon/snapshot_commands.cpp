@@ -11,7 +11,7 @@
 #include "daemon/state_store.hpp"
 #include "snapshot/control_tables.hpp"
 #include "snapshot/signal.hpp"
-#include "snapshot/snapshot_reader_factory.hpp"
+#include "source/source_factory.hpp"
 
 namespace tidemark {
 
@@ -93,7 +93,7 @@ int run_snapshot_command(const Config& config, const SnapshotCommandOptions& opt
     }
     data = nlohmann::json{{"tables", tables}, {"pipeline", config.name}}.dump();
   }
-  const auto reader = snapshot::make_snapshot_reader(snapshot::with_control_tables(config));
+  const auto reader = make_snapshot_reader(snapshot::with_control_tables(config));
   if (auto error = reader->connect()) {
     err << "cannot connect: " << *error << "\n";
     return 1;

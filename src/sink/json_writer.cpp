@@ -8,6 +8,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/utf8.hpp"
+
 namespace tidemark {
 
 namespace {
@@ -77,36 +79,9 @@ const char* find_special(const char* p, const char* const end) {
   return p;
 }
 
-// Length of the well-formed UTF-8 sequence at `p` (RFC 3629: no overlongs, no surrogates, at most
-// U+10FFFF), or 0 when it is not one.
-size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end) {
-  const unsigned char lead = *p;
-  size_t length;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (static_cast<size_t>(end - p) < length) return 0;
-  if (p[1] < lo || p[1] > hi) return 0;
-  for (size_t i = 2; i < length; ++i)
-    if ((p[i] & 0xC0) != 0x80) return 0;
-  return length;
-}
-
 }  // namespace
 
 void append_json_escaped(std::string& out, std::string_view s) {
-  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD, as Java decoders do
   const char* p = s.data();
   const char* const end = p + s.size();
   for (;;) {
@@ -120,9 +95,10 @@ void append_json_escaped(std::string& out, std::string_view s) {
       continue;
     }
     const auto* u = reinterpret_cast<const unsigned char*>(hit);
-    const size_t length = utf8_sequence_length(u, reinterpret_cast<const unsigned char*>(end));
+    const Utf8Sequence seq = utf8_sequence(u, reinterpret_cast<const unsigned char*>(end));
+    const size_t length = seq.valid ? seq.length : 0;
     if (length == 0) {
-      out.append(kReplacement);  // JSON must be UTF-8: a stray byte becomes U+FFFD, never raw bytes
+      out.append(kUtf8Replacement);  // JSON must be UTF-8: a stray byte becomes U+FFFD, never raw bytes
       p = hit + 1;
     } else {
       out.append(hit, length);

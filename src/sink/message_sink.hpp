@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 
 namespace tidemark {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "sink/envelope_serializer.hpp"
 #include "sink/message_sink.hpp"
 #include "sink/topic_namer.hpp"

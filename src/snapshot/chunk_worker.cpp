@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/text_excerpt.hpp"
-#include "source/reconnect_backoff.hpp"
+#include "core/reconnect_backoff.hpp"
 
 namespace tidemark::snapshot {
 

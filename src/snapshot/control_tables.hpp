@@ -19,11 +19,11 @@ struct ControlTables {
 // True when this configuration takes snapshots (snapshot.enabled and a database source).
 bool snapshots_enabled(const Config& config);
 
-// Resolves snapshot.watermark_table / signal_table: an unqualified name lives in schema public (postgres)
-// or in source.database (mysql).
+// Resolves snapshot.watermark_table / signal_table: an unqualified name lives in the database's default
+// schema (PostgreSQL: public) or, where tables are named database.table, in source.database.
 ControlTables control_tables(const Config& config);
 
-// Why the control tables cannot be named (mysql: an unqualified name without source.database), if so.
+// Why the control tables cannot be named (an unqualified name where no source.database is known), if so.
 std::optional<std::string> control_tables_problem(const Config& config);
 
 // `config` with the control tables added to source.tables, so that the source captures their changes and

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fallible.hpp"
 #include "snapshot/row_filter.hpp"
 #include "tidemark/change_event.hpp"
 
@@ -43,15 +44,6 @@ struct ChunkQuery {
 struct Chunk {
   std::vector<Row> rows;  // in key order; values exactly as the log decoder produces them for the same row
   KeyText last_key;       // the key of the last row (empty when `rows` is empty)
-};
-
-// A value or the reason there is none: the cause and, where one exists, the fix.
-template <typename T>
-struct Fallible {
-  std::optional<T> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
-  static Fallible failure(std::string why) { return Fallible{std::nullopt, std::move(why)}; }
 };
 
 class SnapshotReader {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "kafka_client.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/publisher.hpp"

@@ -65,7 +65,7 @@ Config reader_config(const MySqlTarget& db, Tables& tables, const std::vector<st
 }
 
 template <typename T>
-const T& ok(const snapshot::Fallible<T>& f) {
+const T& ok(const Fallible<T>& f) {
   if (!f.ok()) throw std::runtime_error("unexpected failure: " + f.error);
   return *f.value;
 }

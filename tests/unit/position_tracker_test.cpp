@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 
 namespace tidemark {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 #include "sink/publisher.hpp"
 #include "sink/stdout_sink.hpp"
 #include "sink/topic_namer.hpp"

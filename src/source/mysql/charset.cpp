@@ -8,6 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/utf8.hpp"
+
 namespace tidemark::mysql {
 
 namespace {
@@ -126,7 +128,6 @@ const CharsetEntry* charset_entry(uint32_t collation) {
   return nullptr;
 }
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 void append_code_point(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -165,7 +166,7 @@ void append_ascii_only(std::string& out, std::string_view bytes) {
     if (static_cast<unsigned char>(ch) < 0x80) {
       out.push_back(ch);
     } else {
-      out.append(kReplacement);
+      out.append(kUtf8Replacement);
     }
   }
 }
@@ -222,7 +223,7 @@ void append_iconv(std::string& out, std::string_view bytes, const char* iconv_na
     out.append(buf, static_cast<size_t>(o - buf));
     if (rc != static_cast<size_t>(-1)) break;
     if (errno == E2BIG) continue;
-    out.append(kReplacement);
+    out.append(kUtf8Replacement);
     if (errno == EILSEQ) {
       const size_t n = std::min(skip, in_left);
       in += n;
@@ -253,48 +254,23 @@ std::string_view charset_iconv_name(uint32_t collation) {
 
 bool append_valid_utf8(std::string& out, std::string_view s) {
   bool clean = true;
-  size_t i = 0;
-  const size_t n = s.size();
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  while (i < n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const end = p + s.size();
+  while (p < end) {
     // Fast path over ASCII.
-    size_t j = i;
-    while (j < n && byte(j) < 0x80) ++j;
-    out.append(s.data() + i, j - i);
-    i = j;
-    if (i >= n) break;
-    const unsigned char b = byte(i);
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (b >= 0xC2 && b <= 0xDF) {
-      len = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      if (b == 0xE0) lo = 0xA0;
-      if (b == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    }
-    if (len == 0) {
-      out.append(kReplacement);
-      clean = false;
-      ++i;
-      continue;
-    }
-    size_t k = 1;
-    for (; k < len && i + k < n; ++k) {
-      const unsigned char c = byte(i + k);
-      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) break;
-    }
-    if (k == len) {
-      out.append(s.data() + i, len);
+    const auto* ascii_end = p;
+    while (ascii_end < end && *ascii_end < 0x80) ++ascii_end;
+    out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(ascii_end - p));
+    p = ascii_end;
+    if (p >= end) break;
+    const Utf8Sequence seq = utf8_sequence(p, end);
+    if (seq.valid) {
+      out.append(reinterpret_cast<const char*>(p), seq.length);
     } else {
-      out.append(kReplacement);  // one replacement for the maximal ill-formed subpart
+      out.append(kUtf8Replacement);  // one replacement for the maximal ill-formed subpart
       clean = false;
     }
-    i += k;
+    p += seq.length;
   }
   return clean;
 }

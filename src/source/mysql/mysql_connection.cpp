@@ -1,4 +1,5 @@
 #include "source/mysql/mysql_connection.hpp"
+#include "config/source_kinds.hpp"
 
 #include <errmsg.h>
 #include <mysqld_error.h>
@@ -79,7 +80,7 @@ MySqlConnection::MySqlConnection(const SourceConfig& source, unsigned read_timeo
   mysql_options(mysql_, MYSQL_OPT_WRITE_TIMEOUT, &write_timeout);
   mysql_options(mysql_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
   set_tls_options(mysql_, source.tls);
-  const unsigned port = source.port > 0 ? static_cast<unsigned>(source.port) : 3306;
+  const auto port = static_cast<unsigned>(source_port(source));
   const std::string host = source.host.empty() ? "127.0.0.1" : source.host;
   if (!mysql_real_connect(mysql_, host.c_str(), source.user.c_str(), source.password.c_str(),
                           source.database.empty() ? nullptr : source.database.c_str(), port, nullptr, 0)) {

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/source_kinds.hpp"
 #include "source/mysql/mysql_connection.hpp"
 #include "source/mysql/result_value_parser.hpp"
 #include "source/table_patterns.hpp"
@@ -17,7 +18,6 @@ namespace tidemark::mysql {
 
 using snapshot::Chunk;
 using snapshot::ChunkQuery;
-using snapshot::Fallible;
 using snapshot::KeyText;
 using snapshot::TableLayout;
 
@@ -110,7 +110,7 @@ std::optional<std::string> MySqlSnapshotReader::connect() {
   const SourceConfig& s = config_.source;
   if (!c->ok()) {
     return "snapshot connection: cannot connect to MySQL/MariaDB at " + s.host + ":" +
-           std::to_string(s.port > 0 ? s.port : 3306) + " as " + s.user + ": " + c->error() +
+           std::to_string(source_port(s)) + " as " + s.user + ": " + c->error() +
            ". Check source.host, source.port, source.user and source.password";
   }
   // UTC: TIMESTAMP values are the binlog's instants. Result charset NULL: text arrives as stored and is

@@ -36,14 +36,14 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   std::vector<std::string> prepare(bool create) override;
   bool control_tables_exist() override;
   std::vector<std::string> signal_table_warnings() override;
-  snapshot::Fallible<std::vector<TableId>> captured_tables() override;
-  snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
+  Fallible<std::vector<TableId>> captured_tables() override;
+  Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
   snapshot::SqlDialect sql_dialect() const override { return {'`', false, true}; }
-  snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
+  Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;
-  snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
+  Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
   // KILL CONNECTION from a second, short-lived connection.

@@ -5,12 +5,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/source_kinds.hpp"
 #include "source/mysql/binlog_change_builder.hpp"
 #include "source/mysql/binlog_stream.hpp"
 #include "source/mysql/mysql_connection.hpp"
 #include "source/mysql/mysql_prerequisites.hpp"
 #include "source/mysql/table_schema_loader.hpp"
-#include "source/reconnect_backoff.hpp"
+#include "core/reconnect_backoff.hpp"
 
 namespace tidemark::mysql {
 
@@ -20,7 +21,7 @@ constexpr std::chrono::milliseconds kPushWait{100};
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
   const std::string problem = "cannot connect to MySQL/MariaDB at " + c.host + ":" +
-                              std::to_string(c.port > 0 ? c.port : 3306) + " as " + c.user + ": " + error;
+                              std::to_string(source_port(c)) + " as " + c.user + ": " + error;
   // An error about TLS already names the setting to change (tls_hint).
   if (error.find("source.tls.") != std::string::npos) return problem;
   return problem + ". Check source.host, source.port, source.user and source.password";

@@ -1,4 +1,5 @@
 #include "source/postgres/pg_connection.hpp"
+#include "config/source_kinds.hpp"
 
 namespace tidemark::pg {
 
@@ -53,7 +54,7 @@ std::string tls_hint(const SourceConfig& config, const std::string& error) {
 }
 
 Connection::Connection(const SourceConfig& config, const std::string& application_name, Mode mode) {
-  const std::string port = std::to_string(config.port);
+  const std::string port = std::to_string(source_port(config));
   // The text forms pg_value_parser reads: ISO dates, UTC, the 'postgres' interval style, C money.
   static constexpr const char* kSessionOptions =
       "-c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=postgres -c lc_monetary=C -c extra_float_digits=1";

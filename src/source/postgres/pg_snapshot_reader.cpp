@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/source_kinds.hpp"
 #include "source/table_patterns.hpp"
 
 namespace tidemark::pg {
@@ -15,7 +16,6 @@ namespace {
 constexpr const char* kCancelled = "the snapshot query was cancelled";
 using snapshot::Chunk;
 using snapshot::ChunkQuery;
-using snapshot::Fallible;
 using snapshot::KeyText;
 using snapshot::TableLayout;
 
@@ -85,7 +85,7 @@ std::optional<std::string> PgSnapshotReader::connect() {
     if (!cancel_.publish(static_cast<uint64_t>(PQbackendPID(conn_->raw())))) return std::string(kCancelled);
     return std::nullopt;
   }
-  std::string error = "cannot connect to PostgreSQL at " + config_.source.host + ":" + std::to_string(config_.source.port) +
+  std::string error = "cannot connect to PostgreSQL at " + config_.source.host + ":" + std::to_string(source_port(config_.source)) +
                       " as " + config_.source.user + " for snapshots: " + conn_->error() +
                       ". Check source.host, source.port, source.user, source.password and pg_hba.conf";
   conn_.reset();

@@ -27,19 +27,19 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   std::vector<std::string> prepare(bool create) override;
   bool control_tables_exist() override;
   std::vector<std::string> signal_table_warnings() override;
-  snapshot::Fallible<std::vector<TableId>> captured_tables() override;
+  Fallible<std::vector<TableId>> captured_tables() override;
   // Columns: exactly what pgoutput sends (attnum order, no dropped or generated columns, the publication's
   // column list if it has one). key_columns and key_names are the chunk key in key order (the primary key's
   // index order: the ORDER BY that the index serves). The log's schema (relation_cache) lists the same
   // primary-key columns in key order under REPLICA IDENTITY FULL but in column order otherwise, so the two
   // differ in order only for a primary key declared out of column order.
-  snapshot::Fallible<snapshot::TableLayout> describe(const std::string& name,
+  Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
   snapshot::SqlDialect sql_dialect() const override { return {'"', true, false}; }
-  snapshot::Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
+  Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;
-  snapshot::Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
+  Fallible<snapshot::Chunk> read_chunk(const snapshot::ChunkQuery& query) override;
   std::optional<std::string> insert_signal(const std::string& id, const std::string& type,
                                            const std::string& data) override;
   // pg_terminate_backend from a second, short-lived connection (the same role may end its own sessions).

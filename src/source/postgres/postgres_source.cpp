@@ -8,11 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/source_kinds.hpp"
 #include "source/postgres/pg_connection.hpp"
 #include "source/postgres/pgoutput_decoder.hpp"
 #include "source/postgres/postgres_prerequisites.hpp"
 #include "source/postgres/relation_cache.hpp"
-#include "source/reconnect_backoff.hpp"
+#include "core/reconnect_backoff.hpp"
 
 namespace tidemark::pg {
 
@@ -24,7 +25,7 @@ constexpr std::chrono::milliseconds kPushWait{100};
 constexpr int kSocketWaitMs = 100;
 
 std::string connection_problem(const SourceConfig& c, const std::string& error) {
-  const std::string problem = "cannot connect to PostgreSQL at " + c.host + ":" + std::to_string(c.port) + " as " + c.user + ": " + error;
+  const std::string problem = "cannot connect to PostgreSQL at " + c.host + ":" + std::to_string(source_port(c)) + " as " + c.user + ": " + error;
   // An error about TLS already names the setting to change (tls_hint).
   if (error.find("source.tls.") != std::string::npos) return problem;
   return problem + ". Check source.host, source.port, source.user, source.password and pg_hba.conf";

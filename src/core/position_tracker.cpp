@@ -1,4 +1,4 @@
-#include "daemon/position_tracker.hpp"
+#include "core/position_tracker.hpp"
 
 #include <stdexcept>
 #include <string>
