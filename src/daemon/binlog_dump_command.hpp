@@ -1,6 +1,7 @@
 #pragma once
-// `tidemark binlog-dump FILE`: decodes a MySQL/MariaDB binlog file and prints one JSON object per event
-// (issue #4 item 5), through the same decoders as the replication stream.
+// `tidemark binlog-dump FILE`: decodes a MySQL/MariaDB binlog file and prints one JSON object per event,
+// through the replication stream's decode front end; with --changes, the file goes through the stream's
+// own BinlogChangeBuilder and the change records (Debezium envelopes) are printed instead.
 
 #include <ostream>
 #include <string>
@@ -9,7 +10,8 @@ namespace tidemark {
 
 struct BinlogDumpOptions {
   std::string path;
-  bool hex = false;  // also print each event's bytes as hex ("hex" field)
+  bool hex = false;      // also print each event's bytes as hex ("hex" field)
+  bool changes = false;  // print the change records the daemon would publish (tables need FULL metadata)
 };
 
 // Prints JSON lines on `out`; errors (bad magic, truncated event, checksum mismatch, malformed event) go

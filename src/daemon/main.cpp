@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   CLI::App* binlog_dump = app.add_subcommand("binlog-dump", "Decode a MySQL/MariaDB binlog file; print its events as JSON lines");
   binlog_dump->add_option("file", dump_options.path, "Binlog file (e.g. mysql-bin.000001)")->required();
   binlog_dump->add_flag("--hex", dump_options.hex, "Also print each event's bytes as hex");
+  binlog_dump->add_flag("--changes", dump_options.changes,
+                        "Print the change records the daemon would publish (through its own change builder; the tables "
+                        "need binlog_row_metadata=FULL)");
 
   CLI11_PARSE(app, argc, argv);
   if (reference->parsed()) {

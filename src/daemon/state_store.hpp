@@ -16,7 +16,7 @@ struct PersistedState {
   std::string pipeline;     // config `name`; a state file of another pipeline is refused
   std::string source_type;  // config `source.type`
   std::optional<SourcePosition> position;
-  nlohmann::json extensions = nlohmann::json::object();  // reserved for snapshot state
+  nlohmann::json extensions = nlohmann::json::object();  // the other stages' state: "snapshot" (snapshot_state.hpp)
 };
 
 struct StateLoadResult {

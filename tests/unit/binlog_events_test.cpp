@@ -925,6 +925,42 @@ TEST(BinlogEvents, DumpPrintsOneJsonLinePerEvent) {
   std::filesystem::remove(path);
 }
 
+// `tidemark binlog-dump --changes`: the file through the stream's own change builder. The oracle is the
+// plain dump of the same file: every row image of its rows events, in order, becomes one record.
+TEST(BinlogEvents, DumpChangesRunsTheStreamsChangeBuilder) {
+  std::ostringstream events, events_err;
+  ASSERT_EQ(run_binlog_dump(BinlogDumpOptions{kFile2, false, false}, events, events_err), 0) << events_err.str();
+  std::vector<std::pair<std::string, nlohmann::json>> expected;  // (table, row images) per row
+  std::istringstream event_lines(events.str());
+  std::string line;
+  while (std::getline(event_lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (!j.contains("rows")) continue;
+    for (const auto& row : j.at("rows")) expected.emplace_back(j.at("table").get<std::string>(), row);
+  }
+  ASSERT_FALSE(expected.empty());
+
+  std::ostringstream changes, changes_err;
+  ASSERT_EQ(run_binlog_dump(BinlogDumpOptions{kFile2, false, true}, changes, changes_err), 0) << changes_err.str();
+  std::istringstream change_lines(changes.str());
+  size_t i = 0;
+  while (std::getline(change_lines, line)) {
+    ASSERT_LT(i, expected.size()) << line;
+    const auto j = nlohmann::json::parse(line);
+    const std::string op = j.at("op").get<std::string>();
+    EXPECT_TRUE(op == "c" || op == "u" || op == "d") << line;
+    for (const char* image : {"before", "after"}) {
+      if (expected[i].second.contains(image)) {
+        EXPECT_EQ(j.at(image), expected[i].second.at(image)) << image << " of change " << i << ": " << line;
+      }
+    }
+    EXPECT_EQ(j.at("source").at("db").get<std::string>() + "." + j.at("source").at("table").get<std::string>(),
+              expected[i].first) << line;
+    ++i;
+  }
+  EXPECT_EQ(i, expected.size()) << changes.str();
+}
+
 }  // namespace
 }  // namespace tidemark::mysql
 

@@ -58,7 +58,8 @@ std::string take_identifier(std::string_view& text) {
 }  // namespace
 
 BinlogChangeBuilder::BinlogChangeBuilder(Options options, TableSchemaLoader* loader, BinlogPosition start)
-    : options_(std::move(options)), loader_(loader), checksum_(options_.initial_checksum), position_(std::move(start)) {
+    : options_(std::move(options)), loader_(loader), position_(std::move(start)) {
+  decoder_.set_checksum(options_.initial_checksum);
   file_ = position_.file;
   if (options_.flavor == Flavor::MariaDb) maria_state_ = MariaGtidState::parse(position_.gtid).value_or(MariaGtidState{});
   else mysql_state_ = MysqlGtidSet::parse(position_.gtid).value_or(MysqlGtidSet{});
@@ -66,33 +67,24 @@ BinlogChangeBuilder::BinlogChangeBuilder(Options options, TableSchemaLoader* loa
 
 BinlogChangeBuilder::Outcome BinlogChangeBuilder::on_event(std::string_view bytes, const Emit& emit, std::string& error) {
   ++events_read_;
-  ChecksumAlgorithm checksum = checksum_;
-  if (bytes.size() > 4 && static_cast<uint8_t>(bytes[4]) == static_cast<uint8_t>(EventType::FormatDescription)) {
-    if (auto declared = peek_format_description_checksum(bytes)) checksum = *declared;
-  }
-  auto split = split_event(bytes, checksum);
-  if (auto* bad = std::get_if<DecodeError>(&split)) {
-    // A damaged read (checksum, truncation): reading it again from the server is the remedy.
-    error = "binlog " + file_ + ": " + bad->to_string();
-    return Outcome::Retry;
-  }
-  const RawEvent& raw = std::get<RawEvent>(split);
-  auto decoded = decode_event(raw, format_);
-  if (auto* bad = std::get_if<DecodeError>(&decoded)) {
-    error = "binlog " + file_ + " event ending at " + std::to_string(raw.header.next_position) + ": " + bad->to_string();
+  auto decoded = decoder_.decode_view(bytes);
+  if (auto* bad = std::get_if<EventFailure>(&decoded)) {
+    if (bad->damaged) {
+      // A damaged read (checksum, truncation): reading it again from the server is the remedy.
+      error = "binlog " + file_ + ": " + bad->error.to_string();
+      return Outcome::Retry;
+    }
+    error = "binlog " + file_ + " event ending at " + std::to_string(bad->header.next_position) + ": " +
+            bad->error.to_string();
     return Outcome::Fatal;
   }
-  return process(bytes, raw, std::get<BinlogEvent>(decoded), emit, error);
+  const EventView& view = std::get<EventView>(decoded);
+  return process(view.raw, view.event, emit, error);
 }
 
-BinlogChangeBuilder::Outcome BinlogChangeBuilder::process(std::string_view bytes, const RawEvent& raw, const BinlogEvent& event,
-                                                          const Emit& emit, std::string& error) {
-  (void)bytes;
-  if (const auto* fde = std::get_if<FormatDescriptionEvent>(&event)) {
-    format_ = fde->format;
-    checksum_ = fde->format.checksum;
-    return Outcome::Continue;
-  }
+BinlogChangeBuilder::Outcome BinlogChangeBuilder::process(const RawEvent& raw, const BinlogEvent& event, const Emit& emit,
+                                                          std::string& error) {
+  if (std::holds_alternative<FormatDescriptionEvent>(event)) return Outcome::Continue;  // the decoder adopted it
   if (const auto* rotate = std::get_if<RotateEvent>(&event)) {
     file_ = rotate->next_file;
     if (!in_transaction_) {
@@ -133,20 +125,14 @@ BinlogChangeBuilder::Outcome BinlogChangeBuilder::process(std::string_view bytes
     // the payload event's position is the transaction's.
     outer_header_ = raw.header;
     for (const std::string& inner : payload->events) {
-      auto split = split_event(inner, ChecksumAlgorithm::Off);
-      if (auto* bad = std::get_if<DecodeError>(&split)) {
-        error = "binlog " + file_ + " transaction payload: " + bad->to_string();
+      auto decoded = decoder_.decode_inner_view(inner);
+      if (auto* bad = std::get_if<EventFailure>(&decoded)) {
+        error = "binlog " + file_ + " transaction payload: " + bad->error.to_string();
         outer_header_.reset();
         return Outcome::Fatal;
       }
-      const RawEvent& inner_raw = std::get<RawEvent>(split);
-      auto decoded = decode_event(inner_raw, format_);
-      if (auto* bad = std::get_if<DecodeError>(&decoded)) {
-        error = "binlog " + file_ + " transaction payload: " + bad->to_string();
-        outer_header_.reset();
-        return Outcome::Fatal;
-      }
-      const Outcome outcome = process(inner, inner_raw, std::get<BinlogEvent>(decoded), emit, error);
+      const EventView& view = std::get<EventView>(decoded);
+      const Outcome outcome = process(view.raw, view.event, emit, error);
       if (outcome != Outcome::Continue) {
         outer_header_.reset();
         return outcome;

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "source/mysql/binlog_decoder.hpp"
 #include "source/mysql/binlog_events.hpp"
 #include "source/mysql/binlog_position.hpp"
 #include "source/mysql/row_decoder.hpp"
@@ -62,14 +63,13 @@ class BinlogChangeBuilder {
   Outcome on_truncate(const std::string& database, const std::string& table, const RawEvent& raw, const Emit& emit);
   Outcome finish_transaction(const RawEvent& raw, const Emit& emit);
   Outcome hand_over(ChangeEvent event, const Emit& emit);
-  Outcome process(std::string_view bytes, const RawEvent& raw, const BinlogEvent& event, const Emit& emit, std::string& error);
+  Outcome process(const RawEvent& raw, const BinlogEvent& event, const Emit& emit, std::string& error);
   TableSchemaPtr build_schema(const TableMap& map) const;
   bool captured(const std::string& database, const std::string& table) const;
 
   Options options_;
   TableSchemaLoader* loader_;
-  BinlogFormat format_;
-  ChecksumAlgorithm checksum_;
+  BinlogDecoder decoder_;  // the same front end as binlog files
   std::string file_;
   BinlogPosition position_;
   std::optional<MariaGtidState> maria_state_;

@@ -5,40 +5,6 @@
 
 namespace tidemark::mysql {
 
-std::variant<DecodedEvent, DecodeError> BinlogDecoder::decode(uint64_t position, std::string bytes) {
-  DecodedEvent out;
-  out.position = position;
-  out.bytes = std::move(bytes);
-  auto split = split_event(out.bytes, format_.checksum);
-  if (auto* err = std::get_if<DecodeError>(&split)) return *err;
-  const RawEvent& raw = std::get<RawEvent>(split);
-  out.header = raw.header;
-  out.checksum_length = out.bytes.size() - kEventHeaderLength - raw.body.size();
-  auto decoded = decode_event(raw, format_);
-  if (auto* err = std::get_if<DecodeError>(&decoded)) return *err;
-  out.event = std::move(std::get<BinlogEvent>(decoded));
-  if (const auto* fde = std::get_if<FormatDescriptionEvent>(&out.event)) {
-    format_ = fde->format;
-    // A pre-checksum server's FDE (Undefined) means: no checksums in what follows.
-    if (format_.checksum == ChecksumAlgorithm::Undefined) format_.checksum = ChecksumAlgorithm::Off;
-  }
-  return out;
-}
-
-std::variant<DecodedEvent, DecodeError> BinlogDecoder::decode_inner(std::string bytes) const {
-  DecodedEvent out;
-  out.bytes = std::move(bytes);
-  auto split = split_event(out.bytes, ChecksumAlgorithm::Off);
-  if (auto* err = std::get_if<DecodeError>(&split)) return *err;
-  const RawEvent& raw = std::get<RawEvent>(split);
-  out.header = raw.header;
-  out.checksum_length = 0;
-  auto decoded = decode_event(raw, format_);
-  if (auto* err = std::get_if<DecodeError>(&decoded)) return *err;
-  out.event = std::move(std::get<BinlogEvent>(decoded));
-  return out;
-}
-
 BinlogFileSource::BinlogFileSource(const std::string& path, uint64_t start_position)
     : path_(path), in_(path, std::ios::binary) {
   if (!in_) {

@@ -1,10 +1,9 @@
 #pragma once
-// Reading binlog events from any source through one decode path.
+// Reading binlog files through the one decode front end (binlog_decoder.hpp), which the replication
+// stream's BinlogChangeBuilder uses too.
 //
-//   EventSource      yields whole events (header + body + checksum) with their log position: the file
-//                    source below reads a binlog file; the replication stream wraps mariadb_rpl_fetch.
-//   BinlogDecoder    the shared decode path: tracks the FORMAT_DESCRIPTION (checksum algorithm, post-header
-//                    lengths, MariaDB or MySQL), verifies and strips checksums, decodes each event.
+//   EventSource      yields whole events (header + body + checksum) with their log position.
+//   BinlogFileSource reads them from a binlog file.
 //   BinlogFileReader a file source + a decoder: the events of a file, one by one, with their positions.
 
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <string_view>
 #include <variant>
 
+#include "source/mysql/binlog_decoder.hpp"
 #include "source/mysql/binlog_events.hpp"
 
 namespace tidemark::mysql {
@@ -38,36 +38,6 @@ class EventSource {
  public:
   virtual ~EventSource() = default;
   virtual std::variant<SourcedEvent, EndOfEvents, BinlogReadError> next() = 0;
-};
-
-// A decoded event. `raw()` views into `bytes`.
-struct DecodedEvent {
-  uint64_t position = 0;
-  std::string bytes;            // the whole event as read (checksum included)
-  EventHeader header;
-  size_t checksum_length = 0;   // bytes of checksum at the end of `bytes` (0 or 4)
-  BinlogEvent event;
-  RawEvent raw() const {
-    return RawEvent{header, std::string_view(bytes).substr(kEventHeaderLength,
-                                                          bytes.size() - kEventHeaderLength - checksum_length)};
-  }
-};
-
-class BinlogDecoder {
- public:
-  // The checksum algorithm of events before the first FORMAT_DESCRIPTION (a replication stream's fake
-  // ROTATE: the server's binlog_checksum, as negotiated). Files start with their FORMAT_DESCRIPTION.
-  void set_checksum(ChecksumAlgorithm checksum) { format_.checksum = checksum; }
-  const BinlogFormat& format() const { return format_; }
-
-  // Splits (checksum verified), decodes, and, for a FORMAT_DESCRIPTION, adopts its format.
-  std::variant<DecodedEvent, DecodeError> decode(uint64_t position, std::string bytes);
-
-  // Decodes one inner event of a TRANSACTION_PAYLOAD (no checksum inside; the format stays).
-  std::variant<DecodedEvent, DecodeError> decode_inner(std::string bytes) const;
-
- private:
-  BinlogFormat format_;
 };
 
 // Reads a binlog file: "\xfebin", then events back to back.
