@@ -176,6 +176,7 @@ class Property {
     // Config is only read here; the accessor is written for the mutable case.
     s.render = [access](const Config& c) { return render_value(access(const_cast<Config&>(c))); };
     s.display = [access](const Config& c) { return display_text(access(const_cast<Config&>(c))); };
+    s.copy = [access](Config& to, const Config& from) { access(to) = access(const_cast<Config&>(from)); };
     return s;
   }
 

@@ -34,6 +34,8 @@ struct Setting {
   std::function<std::string(const Config&)> render;
   // Like render, with secrets inside values (map entries such as sasl.password) redacted.
   std::function<std::string(const Config&)> display;
+  // Copies this setting's value from `from` into `to`: how SIGHUP moves a reloadable setting live.
+  std::function<void(Config& to, const Config& from)> copy;
 };
 
 const std::vector<Setting>& settings();

@@ -294,31 +294,29 @@ class Pipeline {
       return;
     }
     const Config& next = loaded.config;
+    const bool was_paused = config_.snapshot.paused;
     bool applied = false;
+    // Only reloadable settings move into the running config (from the settings table, so none is
+    // forgotten); the rest waits for a restart.
     for (const Setting& s : settings()) {
       if (s.render(config_) == s.render(next)) continue;
       if (s.reloadable) {
         spdlog::info("SIGHUP: {} changed to {}", s.path, display_value(s, next));
+        s.copy(config_, next);
         applied = true;
       } else {
         spdlog::warn("SIGHUP: {} changed, which needs a restart to take effect", s.path);
       }
     }
-    // Only reloadable settings move into the running config; the rest waits for a restart.
-    config_.log_level = next.log_level;
-    config_.state.flush_interval_ms = next.state.flush_interval_ms;
-    config_.source.generator.rate_per_second = next.source.generator.rate_per_second;
-    if (coordinator_ && next.snapshot.paused != config_.snapshot.paused) {
-      const bool paused = next.snapshot.paused;
+    // The stages that hold live settings read them again.
+    if (coordinator_ && config_.snapshot.paused != was_paused) {
+      const bool paused = config_.snapshot.paused;
       coordinator_->update([paused](snapshot::SnapshotState& s) { s.paused = paused; });
       spdlog::info("SIGHUP: snapshots {}", paused ? "paused" : "resumed");
     }
-    config_.snapshot.paused = next.snapshot.paused;
-    config_.snapshot.max_chunks_per_second = next.snapshot.max_chunks_per_second;
-    config_.snapshot.max_backlog_events = next.snapshot.max_backlog_events;
     if (worker_) worker_->reconfigure(config_);
     apply_log_level(options_, config_);
-    source_->reconfigure(next);
+    source_->reconfigure(config_);
     if (!applied) spdlog::info("SIGHUP: configuration reloaded, nothing to apply live");
     notifier_.ready();
   }

@@ -619,3 +619,51 @@ TEST(Config, MissingFileIsReported) {
 
 }  // namespace
 }  // namespace tidemark
+
+namespace tidemark {
+namespace {
+
+// SIGHUP copies exactly the reloadable settings from the new file (Setting::copy), and nothing else.
+TEST(Config, CopyingTheReloadableSettingsMovesThemAndOnlyThem) {
+  const auto before = load(
+      "name: shop\n"
+      "source:\n"
+      "  type: generator\n"
+      "sink:\n"
+      "  type: stdout\n");
+  const auto after = load(
+      "name: shop\n"
+      "log:\n"
+      "  level: debug\n"
+      "source:\n"
+      "  type: generator\n"
+      "  generator:\n"
+      "    rate_per_second: 77\n"
+      "    keys: 5\n"
+      "sink:\n"
+      "  type: stdout\n"
+      "state:\n"
+      "  flush_interval_ms: 250\n"
+      "  path: /tmp/elsewhere.json\n"
+      "snapshot:\n"
+      "  paused: true\n"
+      "  max_chunks_per_second: 9\n"
+      "  max_backlog_events: 99\n");
+  ASSERT_TRUE(before.ok()) << format_errors(before.errors);
+  ASSERT_TRUE(after.ok()) << format_errors(after.errors);
+  Config live = before.config;
+  size_t changed_live = 0, changed_restart = 0;
+  for (const Setting& s : settings()) {
+    if (s.render(before.config) != s.render(after.config)) ++(s.reloadable ? changed_live : changed_restart);
+    if (s.reloadable) s.copy(live, after.config);
+  }
+  EXPECT_EQ(changed_live, 6u) << "the test changes every reloadable setting";
+  EXPECT_GE(changed_restart, 2u);
+  for (const Setting& s : settings()) {
+    const Config& expected = s.reloadable ? after.config : before.config;
+    EXPECT_EQ(s.render(live), s.render(expected)) << s.path;
+  }
+}
+
+}  // namespace
+}  // namespace tidemark
