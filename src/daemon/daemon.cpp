@@ -12,6 +12,8 @@
 #include "config/config_loader.hpp"
 #include "config/settings.hpp"
 #include "core/position_tracker.hpp"
+#include "daemon/preflight.hpp"
+#include "daemon/publish_stage.hpp"
 #include "daemon/state_store.hpp"
 #include "daemon/systemd_notifier.hpp"
 #include "sink/kafka_sink.hpp"
@@ -28,8 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSignalWait{100};
-constexpr std::chrono::milliseconds kPopWait{100};
-constexpr size_t kPopBatch = 1024;
 constexpr std::chrono::seconds kPersistErrorLogEvery{30};
 constexpr std::chrono::seconds kAbortGrace{5};
 
@@ -93,7 +93,7 @@ class Pipeline {
       if (const auto interval = notifier_.watchdog_interval(); interval && now - last_watchdog >= *interval / 2) {
         // Only a publisher that is making progress, idle-polling, or waiting on Kafka's backpressure (an
         // outage shorter than delivery_timeout_ms is not a failure) keeps the watchdog quiet.
-        const bool beating = now - Clock::time_point(Clock::duration(publisher_heartbeat_.load())) < *interval;
+        const bool beating = now - publish_stage_->last_beat() < *interval;
         if (beating || sink_->waiting_for_room()) notifier_.watchdog();
         last_watchdog = now;
       }
@@ -104,57 +104,29 @@ class Pipeline {
 
  private:
   bool start() {
+    Preflight checked = run_preflight(config_, PreflightMode::Run);
+    for (const auto& w : checked.warnings) spdlog::warn("{}", w);
+    for (const auto& p : checked.problems) spdlog::error("{}", p);
+    if (!checked.problems.empty()) return false;
     state_store_.emplace(config_.state.path);
-    const StateLoadResult loaded = state_store_->load();
-    if (!loaded.error.empty()) {
-      spdlog::error("{}", loaded.error);
-      return false;
-    }
-    if (loaded.state) {
-      if (loaded.state->pipeline != config_.name || loaded.state->source_type != config_.source.type) {
-        spdlog::error("state file {} belongs to pipeline '{}' ({} source), not '{}' ({} source): point state.path at "
-                      "this pipeline's own file",
-                      config_.state.path, loaded.state->pipeline, loaded.state->source_type, config_.name,
-                      config_.source.type);
-        return false;
-      }
-      start_position_ = loaded.state->position;
-      state_extensions_ = loaded.state->extensions;
+    if (checked.state) {
+      start_position_ = checked.state->position;
+      state_extensions_ = checked.state->extensions;
     }
     spdlog::info("state {}: {}", config_.state.path,
                  start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
-    tracker_.emplace(start_position_);
+    tracker_ = std::move(checked.tracker);
     last_persisted_generation_ = tracker_->committed().generation;
-    // With snapshots on, the source also captures the watermark and signal tables.
-    const Config source_config = snapshot::with_control_tables(config_);
-    // Every problem of the source and of the snapshot tables is reported at once, each with its fix.
-    std::vector<std::string> problems;
-    if (snapshot::snapshots_enabled(config_) && !start_snapshots(source_config, problems)) {
-      for (const auto& p : problems) spdlog::error("{}", p);
-      return false;
-    }
-    try {
-      sink_ = make_sink(config_, *tracker_);
-      if (auto* kafka = dynamic_cast<KafkaSink*>(sink_.get())) {
-        if (auto error = kafka->check_connection(std::chrono::milliseconds(config_.sink.kafka.connect_timeout_ms))) {
-          spdlog::error("{}", *error);
-          return false;
-        }
-      }
-      source_ = make_source(source_config);
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
-      return false;
-    }
-    for (auto& p : source_->check()) problems.push_back(std::move(p));
-    for (const auto& p : problems) spdlog::error("{}", p);
-    if (!problems.empty()) return false;
+    sink_ = std::move(checked.sink);
+    source_ = std::move(checked.source);
+    if (checked.reader && !start_snapshots(std::move(checked.reader), std::move(*checked.snapshot_state))) return false;
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
     publisher_.emplace(publisher_options(config_), *sink_, *tracker_);
-    beat();
-    publisher_thread_ = std::jthread([this] { publish_loop(); });
+    publish_stage_.emplace(*queue_, merger_ ? &*merger_ : nullptr, *publisher_, *sink_,
+                           std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
+    publish_stage_->start();
     source_thread_ = std::jthread([this](std::stop_token stop) {
       SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
       if (!outcome.ok) {
@@ -174,38 +146,19 @@ class Pipeline {
     return true;
   }
 
-  // Restores the snapshot state, prepares the watermark and signal tables, and sets up the merge stage and
-  // the chunk worker (whose thread starts with the source's).
-  // Problems with the watermark and signal tables go to `problems` (reported with the source's); false only
-  // when the state cannot be used.
-  bool start_snapshots(const Config& source_config, std::vector<std::string>& problems) {
-    if (auto problem = snapshot::control_tables_problem(config_)) {
-      problems.push_back(*problem);
-      return true;
-    }
-    snapshot::SnapshotState state;
-    if (state_extensions_.contains("snapshot")) {
-      auto restored = snapshot::snapshot_state_from_json(state_extensions_["snapshot"]);
-      if (!restored.ok()) {
-        problems.push_back("state file " + config_.state.path + ": " + restored.error + "; fix or delete the file");
-        return false;
-      }
-      state = std::move(*restored.value);
-    }
+  // Sets up the merge stage and the chunk worker (whose thread starts with the source's) over the reader
+  // and the snapshot state that the preflight checked, queueing the initial snapshot when it is due.
+  bool start_snapshots(std::unique_ptr<snapshot::SnapshotReader> reader, snapshot::SnapshotState state) {
+    reader_ = std::move(reader);
     if (config_.snapshot.paused) state.paused = true;
-    reader_ = make_snapshot_reader(source_config);
-    if (auto error = reader_->connect()) {
-      problems.push_back("snapshot connection: " + *error);
-      return true;
-    }
-    for (auto& p : reader_->prepare(config_.snapshot.create_tables)) problems.push_back(std::move(p));
     // The initial snapshot is queued before the source starts, so the first position persisted (MySQL
     // persists its starting point at once) already carries it: a crash right after start cannot lose it.
     const std::string& initial = config_.snapshot.initial;
-    if (problems.empty() && (initial == "always" || (initial == "when_needed" && !start_position_))) {
+    if (initial == "always" || (initial == "when_needed" && !start_position_)) {
       auto tables = reader_->captured_tables();
       if (!tables.ok()) {
-        problems.push_back("initial snapshot: cannot list the captured tables: " + tables.error);
+        spdlog::error("initial snapshot: cannot list the captured tables: {}", tables.error);
+        return false;
       } else {
         snapshot::queue_tables(state, *tables.value);
         spdlog::info("initial snapshot ({}): {} table(s) queued", initial, tables.value->size());
@@ -223,41 +176,13 @@ class Pipeline {
     return true;
   }
 
-  void beat() { publisher_heartbeat_ = Clock::now().time_since_epoch().count(); }
-
-  void publish_loop() {
-    std::vector<StreamItem> batch;
-    const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_->publish(item); };
-    for (;;) {
-      batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
-      queue_->pop_batch(batch, kPopBatch, kPopWait);
-      for (auto& item : batch) {
-        const bool published = merger_ ? merger_->process(item, emit) : publisher_->publish(item);
-        if (!published) {
-          publisher_failed_ = true;
-          break;
-        }
-      }
-      if (merger_ && !publisher_failed_ && !merger_->flush_state(emit)) publisher_failed_ = true;
-      // The source thread frees the published events (its own allocations) at its next push: much cheaper
-      // than freeing them here. Leaves `batch` empty.
-      queue_->recycle(batch);
-      sink_->poll(std::chrono::milliseconds(0));
-      beat();
-      if (publisher_failed_ || queue_->closed_and_empty()) break;
-    }
-    // Intake has stopped: wait for Kafka to acknowledge what was handed over (bounded).
-    flushed_ = sink_->flush(std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
-    publisher_done_ = true;
-  }
-
   std::optional<std::string> fatal_error() {
     if (auto error = sink_->fatal_error()) return error;
     {
       const std::lock_guard lock(source_error_mutex_);
       if (source_error_) return source_error_;
     }
-    if (publisher_failed_) return std::string("the sink stopped accepting records");
+    if (publish_stage_->failed()) return std::string("the sink stopped accepting records");
     return std::nullopt;
   }
 
@@ -333,17 +258,17 @@ class Pipeline {
     // The publisher drains the queue and flushes within flush_timeout_ms; a broker that stays down can
     // hold a send in backpressure, so abort it after that plus a grace period.
     const auto deadline = Clock::now() + std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms) + kAbortGrace;
-    while (!publisher_done_ && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!publisher_done_) {
+    while (!publish_stage_->done() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!publish_stage_->done()) {
       spdlog::warn("Kafka did not take the remaining records in time; abandoning them (they are replayed on restart)");
       sink_->abort();
     }
-    publisher_thread_.join();
+    publish_stage_->join();
     const bool persisted = persist();
     const auto committed = tracker_->committed();
     spdlog::info("stopped; committed position {}", committed.position ? committed.position->token : "(none)");
     if (!persisted) return kExitFatal;
-    return flushed_ && !publisher_failed_ ? kExitOk : kExitUnflushed;
+    return publish_stage_->flushed() && !publish_stage_->failed() ? kExitOk : kExitUnflushed;
   }
 
   const DaemonOptions& options_;
@@ -352,7 +277,7 @@ class Pipeline {
   std::optional<StateStore> state_store_;
   std::optional<SourcePosition> start_position_;
   nlohmann::json state_extensions_ = nlohmann::json::object();
-  std::optional<PositionTracker> tracker_;
+  std::unique_ptr<PositionTracker> tracker_;
   uint64_t last_persisted_generation_ = 0;
   Clock::time_point last_persist_error_log_{};
   std::unique_ptr<MessageSink> sink_;
@@ -364,12 +289,8 @@ class Pipeline {
   std::jthread worker_thread_;
   std::optional<EventQueue> queue_;
   std::optional<Publisher> publisher_;
-  std::jthread publisher_thread_;
+  std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;
-  std::atomic<Clock::rep> publisher_heartbeat_{0};
-  std::atomic<bool> publisher_failed_{false};
-  std::atomic<bool> publisher_done_{false};
-  std::atomic<bool> flushed_{false};
   std::atomic<bool> source_done_{false};
   std::mutex source_error_mutex_;
   std::optional<std::string> source_error_;

@@ -10,7 +10,7 @@
 #include "config/settings_reference.hpp"
 #include "config/secret_exposure.hpp"
 #include "daemon/binlog_dump_command.hpp"
-#include "daemon/checks.hpp"
+#include "daemon/preflight.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/snapshot_commands.hpp"
 #include "tidemark/version.hpp"
@@ -88,8 +88,9 @@ int main(int argc, char** argv) {
       std::cout << "configuration " << config_path << ": errors above\n";
       return 1;
     }
-    std::vector<std::string> warnings;
-    const std::vector<std::string> problems = tidemark::check_environment(*config, &warnings);
+    tidemark::Preflight checked = tidemark::run_preflight(*config, tidemark::PreflightMode::Check);
+    std::vector<std::string>& warnings = checked.warnings;
+    const std::vector<std::string>& problems = checked.problems;
     if (auto exposed = tidemark::inline_secret_warning(config_path)) warnings.push_back(*exposed);
     for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
     for (const auto& p : problems) std::cout << "problem: " << p << "\n";

@@ -1,0 +1,100 @@
+#include "daemon/preflight.hpp"
+
+#include <exception>
+
+#include "sink/kafka_sink.hpp"
+#include "sink/sink_factory.hpp"
+#include "snapshot/control_tables.hpp"
+#include "source/source_factory.hpp"
+
+namespace tidemark {
+
+namespace {
+
+void check_state(const Config& config, Preflight& out) {
+  const StateStore store(config.state.path);
+  StateLoadResult loaded = store.load();
+  if (!loaded.error.empty()) {
+    out.problems.push_back(loaded.error);
+  } else if (loaded.state &&
+             (loaded.state->pipeline != config.name || loaded.state->source_type != config.source.type)) {
+    out.problems.push_back("state file " + config.state.path + " belongs to pipeline '" + loaded.state->pipeline +
+                           "' (" + loaded.state->source_type + " source), not '" + config.name + "' (" +
+                           config.source.type + " source): point state.path at this pipeline's own file");
+  } else {
+    out.state = std::move(loaded.state);
+  }
+  if (auto error = store.check_writable()) out.problems.push_back(*error);
+  out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
+}
+
+void check_sink(const Config& config, Preflight& out) {
+  try {
+    out.sink = make_sink(config, *out.tracker);
+    if (auto* kafka = dynamic_cast<KafkaSink*>(out.sink.get())) {
+      if (auto error = kafka->check_connection(std::chrono::milliseconds(config.sink.kafka.connect_timeout_ms)))
+        out.problems.push_back(*error);
+    }
+  } catch (const std::exception& e) {
+    out.problems.push_back(e.what());
+  }
+}
+
+// With snapshots on, the watermark and signal tables must exist (or be created now) and be captured; the
+// source checks them too (captured, in the publication) once they exist. Returns the configuration the
+// source runs with: the control tables added once they exist.
+Config check_snapshots(const Config& config, PreflightMode mode, Preflight& out) {
+  if (!snapshot::snapshots_enabled(config)) return config;
+  if (auto problem = snapshot::control_tables_problem(config)) {
+    out.problems.push_back(*problem);
+    return config;
+  }
+  if (out.state && out.state->extensions.contains("snapshot")) {
+    auto restored = snapshot::snapshot_state_from_json(out.state->extensions["snapshot"]);
+    if (!restored.ok())
+      out.problems.push_back("state file " + config.state.path + ": " + restored.error + "; fix or delete the file");
+    else
+      out.snapshot_state = std::move(*restored.value);
+  }
+  if (!out.snapshot_state) out.snapshot_state.emplace();
+  const Config with_tables = snapshot::with_control_tables(config);
+  out.reader = make_snapshot_reader(with_tables);
+  if (auto error = out.reader->connect()) {
+    out.problems.push_back("snapshot connection: " + *error);
+    return mode == PreflightMode::Run ? with_tables : config;
+  }
+  const bool create = mode == PreflightMode::Run && config.snapshot.create_tables;
+  for (auto& p : out.reader->prepare(create)) {
+    if (mode == PreflightMode::Check && config.snapshot.create_tables)
+      out.warnings.push_back("created at start (snapshot.create_tables): " + p);
+    else
+      out.problems.push_back(std::move(p));
+  }
+  for (auto& w : out.reader->signal_table_warnings()) out.warnings.push_back(std::move(w));
+  return mode == PreflightMode::Run || out.reader->control_tables_exist() ? with_tables : config;
+}
+
+void check_source(const Config& source_config, PreflightMode mode, Preflight& out) {
+  try {
+    out.source = make_source(source_config);
+    for (auto& p : out.source->check()) out.problems.push_back(std::move(p));
+    // A running source logs its own warnings when it starts streaming.
+    if (mode == PreflightMode::Check)
+      for (auto& w : out.source->warnings()) out.warnings.push_back(std::move(w));
+  } catch (const std::exception& e) {
+    out.problems.push_back(e.what());
+  }
+}
+
+}  // namespace
+
+Preflight run_preflight(const Config& config, PreflightMode mode) {
+  Preflight out;
+  check_state(config, out);
+  check_sink(config, out);
+  const Config source_config = check_snapshots(config, mode, out);
+  check_source(source_config, mode, out);
+  return out;
+}
+
+}  // namespace tidemark

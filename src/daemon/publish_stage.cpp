@@ -1,0 +1,55 @@
+#include "daemon/publish_stage.hpp"
+
+#include <vector>
+
+namespace tidemark {
+
+namespace {
+
+constexpr std::chrono::milliseconds kPopWait{100};
+constexpr size_t kPopBatch = 1024;
+
+}  // namespace
+
+PublishStage::PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, Publisher& publisher, MessageSink& sink,
+                           std::chrono::milliseconds flush_timeout)
+    : queue_(queue), merger_(merger), publisher_(publisher), sink_(sink), flush_timeout_(flush_timeout) {}
+
+PublishStage::~PublishStage() { join(); }
+
+void PublishStage::start() {
+  beat();
+  thread_ = std::jthread([this] { loop(); });
+}
+
+void PublishStage::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void PublishStage::loop() {
+  std::vector<StreamItem> batch;
+  const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_.publish(item); };
+  for (;;) {
+    batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
+    queue_.pop_batch(batch, kPopBatch, kPopWait);
+    for (auto& item : batch) {
+      const bool published = merger_ ? merger_->process(item, emit) : publisher_.publish(item);
+      if (!published) {
+        failed_ = true;
+        break;
+      }
+    }
+    if (merger_ && !failed_ && !merger_->flush_state(emit)) failed_ = true;
+    // The source thread frees the published events (its own allocations) at its next push: much cheaper
+    // than freeing them here. Leaves `batch` empty.
+    queue_.recycle(batch);
+    sink_.poll(std::chrono::milliseconds(0));
+    beat();
+    if (failed_ || queue_.closed_and_empty()) break;
+  }
+  // Intake has stopped: wait for Kafka to acknowledge what was handed over (bounded).
+  flushed_ = sink_.flush(flush_timeout_);
+  done_ = true;
+}
+
+}  // namespace tidemark
