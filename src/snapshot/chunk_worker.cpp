@@ -178,32 +178,42 @@ bool ChunkWorker::throttled() {
 }
 
 std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& current, std::stop_token stop) {
-  const TableRequest& request = current.request;
   const std::vector<Row> spent = coordinator_.take_spent();  // freed here, on the thread that allocated them
+  if (!describe_current(current.request, stop)) return std::nullopt;
+  const std::optional<uint64_t> window = read_window(current, stop);
+  if (!window) return std::nullopt;
+  return await_window(current.request, *window, stop);
+}
+
+bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_token& stop) {
   // Described again at least every kDescribeEvery, so a column added or dropped mid-snapshot shows within a
   // second, without catalog queries for every chunk.
-  if (!layout_ || layout_table_ != request.table || Clock::now() - described_at_ >= kDescribeEvery) {
-    auto still_current = [&] {
-      const SnapshotState now = coordinator_.state();
-      return !stop.stop_requested() && now.current && now.current->request == request;
-    };
-    Fallible<TableLayout> described = [&] {
-      const QueryInFlight in_flight(coordinator_, reader_);
-      if (!still_current()) return Fallible<TableLayout>::failure("the snapshot of the table was stopped");
-      return reader_.describe(request.table, surrogate_key(request.table));
-    }();
-    if (stop.stop_requested()) return std::nullopt;
-    if (!described.ok()) {
-      const SnapshotState now = coordinator_.state();
-      if (!now.current || !(now.current->request == request)) return std::nullopt;  // a stop signal dropped it
-      layout_.reset();
-      refuse(request.table, described.error, true);
-      return std::nullopt;
-    }
-    layout_ = std::move(*described.value);
-    layout_table_ = request.table;
-    described_at_ = Clock::now();
+  if (layout_ && layout_table_ == request.table && Clock::now() - described_at_ < kDescribeEvery) return true;
+  auto still_current = [&] {
+    const SnapshotState now = coordinator_.state();
+    return !stop.stop_requested() && now.current && now.current->request == request;
+  };
+  Fallible<TableLayout> described = [&] {
+    const QueryInFlight in_flight(coordinator_, reader_);
+    if (!still_current()) return Fallible<TableLayout>::failure("the snapshot of the table was stopped");
+    return reader_.describe(request.table, surrogate_key(request.table));
+  }();
+  if (stop.stop_requested()) return false;
+  if (!described.ok()) {
+    const SnapshotState now = coordinator_.state();
+    if (!now.current || !(now.current->request == request)) return false;  // a stop signal dropped it
+    layout_.reset();
+    refuse(request.table, described.error, true);
+    return false;
   }
+  layout_ = std::move(*described.value);
+  layout_table_ = request.table;
+  described_at_ = Clock::now();
+  return true;
+}
+
+std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, const std::stop_token& stop) {
+  const TableRequest& request = current.request;
   const TableLayout* layout = &*layout_;
   Window window;
   window.id = ++next_window_id_;
@@ -225,15 +235,13 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
     if (++failures_ >= kMaxChunkFailures) {
       failures_ = 0;
       refuse(request.table, what, true);
-      return;
+      return std::optional<uint64_t>();
     }
     connect(stop);
+    return std::optional<uint64_t>();
   };
 
-  if (auto error = reader_.write_watermark(low)) {
-    fail("cannot write the low watermark: " + *error);
-    return std::nullopt;
-  }
+  if (auto error = reader_.write_watermark(low)) return fail("cannot write the low watermark: " + *error);
   ChunkQuery query;
   query.layout = layout;
   query.where = request.where;
@@ -251,17 +259,15 @@ std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& curr
     coordinator_.cancel_window(id);
     return std::nullopt;
   }
-  if (!chunk.ok()) {
-    fail("chunk query failed: " + chunk.error);
-    return std::nullopt;
-  }
+  if (!chunk.ok()) return fail("chunk query failed: " + chunk.error);
   const bool finished = chunk.value->rows.size() < query.limit;
   coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
-  if (auto error = reader_.write_watermark(high)) {
-    fail("cannot write the high watermark: " + *error);
-    return std::nullopt;
-  }
+  if (auto error = reader_.write_watermark(high)) return fail("cannot write the high watermark: " + *error);
   failures_ = 0;
+  return id;
+}
+
+std::optional<std::string> ChunkWorker::await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop) {
   // Until a first watermark of this pipeline has come through the log, the stream may not be live yet (a
   // PostgreSQL slot created moments after the watermarks were written never decodes them): then the chunk
   // is given up after a short wait and read again, until watermark_timeout_ms has passed since the first try.

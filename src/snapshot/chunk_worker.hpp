@@ -38,7 +38,16 @@ class ChunkWorker {
   // Describes the next queued table and makes it current. False when it was refused.
   void start_next_table(const TableRequest& request, std::stop_token stop);
   // One chunk of the current table; an error only when the daemon must stop.
+  // One DBLog window: the layout, the chunk between its watermarks, the wait for the merge stage to close
+  // it. A fatal error (the watermarks never come through the log) is returned.
   std::optional<std::string> read_one_chunk(const TableProgress& current, std::stop_token stop);
+  // Describes the current table when due; false when it cannot be read now (stopped, or refused).
+  bool describe_current(const TableRequest& request, const std::stop_token& stop);
+  // Low watermark, chunk SELECT, rows to the coordinator, high watermark: the window's id, or nullopt when
+  // the chunk was dropped or failed (then retried or refused).
+  std::optional<uint64_t> read_window(const TableProgress& current, const std::stop_token& stop);
+  // Waits until the merge stage closes the window at its high watermark.
+  std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
   void refuse(const std::string& table, const std::string& why, bool current);
   std::vector<std::string> surrogate_key(const std::string& table) const;
   std::string fresh_mark();
