@@ -26,7 +26,8 @@ std::map<std::string, std::vector<ConsumedRecord>> by_key(const std::vector<Cons
   return out;
 }
 
-TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
+// What only PostgreSQL has; the scenario both databases share is in change_stream_test.cpp.
+TEST(PostgresSource, ToastArraysFullIdentityTruncateAndLsns) {
   PgFixture f;
   const std::string t = f.table("pgit");
   const std::string full = f.table("pgfull");
@@ -40,19 +41,17 @@ TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
   pg_exec(f.pg, "INSERT INTO " + t + " VALUES (1, 'a', (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 3000) i), "
                 "12345.67, '2026-01-02 03:04:05.123456+00', ARRAY['x', NULL, 'y,z'])");
   pg_exec(f.pg, "UPDATE " + t + " SET name = 'b' WHERE id = 1");  // big is TOASTed and unchanged
-  pg_exec(f.pg, "UPDATE " + t + " SET id = 2 WHERE id = 1");      // a key change
-  pg_exec(f.pg, "DELETE FROM " + t + " WHERE id = 2");
   pg_exec(f.pg, "INSERT INTO " + full + " VALUES (10, 'x')");
   pg_exec(f.pg, "UPDATE " + full + " SET name = 'y' WHERE id = 10");
   pg_exec(f.pg, "TRUNCATE " + full);
 
-  // c, u, (key change: d + tombstone + c), d + tombstone = 7 records on t; c, u, t = 3 on full.
-  const auto records = f.read_until(f.topic(t), 7);
-  ASSERT_EQ(records.size(), 7u) << f.daemon.stderr_text();
+  // c, u on t; c, u, t on full.
+  const auto records = f.read_until(f.topic(t), 2);
+  ASSERT_EQ(records.size(), 2u) << f.daemon.stderr_text();
   auto keys = by_key(records);
-  ASSERT_EQ(keys.size(), 2u);
+  ASSERT_EQ(keys.size(), 1u);
   const auto& one = keys["{\"id\":1}"];
-  ASSERT_EQ(one.size(), 4u);
+  ASSERT_EQ(one.size(), 2u);
   const json c = json::parse(*one[0].value);
   EXPECT_EQ(c["op"], "c");
   EXPECT_EQ(c["after"]["name"], "a");
@@ -60,10 +59,7 @@ TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
   EXPECT_EQ(c["after"]["amount"], "12345.67");
   EXPECT_EQ(c["after"]["at"], "2026-01-02T03:04:05.123456Z");
   EXPECT_EQ(c["after"]["tags"], json::parse(R"(["x", null, "y,z"])"));
-  EXPECT_EQ(c["source"]["connector"], "postgresql");
-  EXPECT_EQ(c["source"]["db"], f.pg.database);
   EXPECT_EQ(c["source"]["schema"], "public");
-  EXPECT_EQ(c["source"]["table"], t);
   EXPECT_TRUE(c["source"]["txId"].is_number());
   EXPECT_TRUE(c["source"]["lsn"].is_number());
   ASSERT_TRUE(c["source"]["commit_lsn"].is_number());
@@ -74,16 +70,6 @@ TEST(PostgresSource, InsertUpdateDeleteKeyChangeToastFullIdentityAndTruncate) {
   EXPECT_TRUE(u["before"].is_null()) << "default replica identity: no old row without a key change";
   EXPECT_EQ(u["after"]["name"], "b");
   EXPECT_EQ(u["after"]["big"], "__debezium_unavailable_value") << "unchanged TOAST is unavailable, never null";
-  const json d = json::parse(*one[2].value);
-  EXPECT_EQ(d["op"], "d");
-  EXPECT_EQ(d["before"]["id"], 1);
-  EXPECT_FALSE(one[3].value.has_value()) << "tombstone after the old key's delete";
-  const auto& two = keys["{\"id\":2}"];
-  ASSERT_EQ(two.size(), 3u);
-  EXPECT_EQ(json::parse(*two[0].value)["op"], "c");
-  EXPECT_EQ(json::parse(*two[0].value)["after"]["name"], "b");
-  EXPECT_EQ(json::parse(*two[1].value)["op"], "d");
-  EXPECT_FALSE(two[2].value.has_value());
 
   const auto full_records = f.read_until(f.topic(full), 3);
   ASSERT_EQ(full_records.size(), 3u);

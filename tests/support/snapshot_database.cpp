@@ -53,6 +53,10 @@ class Postgres final : public Database {
   bool start() override { return f_.start_and_wait_for_slot(); }
   void exec(const std::string& sql) override { pg_exec(f_.pg, sql); }
   std::vector<std::string> column(const std::string& sql) override { return pg_query(f_.pg, sql); }
+  std::vector<ConsumedRecord> read_until(const std::string& topic, size_t count) override {
+    return f_.read_until(topic, count);
+  }
+  std::string database_name() const override { return f_.pg.database; }
 
   PgFixture& fixture() { return f_; }
 
@@ -99,6 +103,10 @@ class MariaDb final : public Database {
     for (const auto& row : s.rows(sql)) out.push_back(row.at(0).value_or("NULL"));
     return out;
   }
+  std::vector<ConsumedRecord> read_until(const std::string& topic, size_t count) override {
+    return f_.read_until(topic, count);
+  }
+  std::string database_name() const override { return f_.db.database; }
 
  private:
   MySqlFixture f_;

@@ -1,6 +1,6 @@
 #pragma once
-// The snapshot tests' view of one database pipeline (PostgreSQL or MariaDB): what differs between the two
-// sources, so that each snapshot scenario is written once and runs on both. Wraps PgFixture/MySqlFixture
+// The tests' view of one database pipeline (PostgreSQL or MariaDB): what differs between the two sources,
+// so that each scenario that applies to both (snapshots, the change stream) is written once and runs on both. Wraps PgFixture/MySqlFixture
 // (the real daemon, the real server, the real Kafka broker).
 
 #include <cstdint>
@@ -51,6 +51,9 @@ class Database {
   virtual void exec(const std::string& sql) = 0;
   // The first column of every row ("NULL" for NULL).
   virtual std::vector<std::string> column(const std::string& sql) = 0;
+  // Reads the topic until it holds at least `count` records (60 s at most) and returns what it holds.
+  virtual std::vector<ConsumedRecord> read_until(const std::string& topic, size_t count) = 0;
+  virtual std::string database_name() const = 0;  // the database the pipeline connects to
 
   // The signal table signal() writes to (a test may give its pipeline its own: snapshot.signal_table).
   std::string signal_table = "tidemark_signal";
