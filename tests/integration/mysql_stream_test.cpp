@@ -1,4 +1,4 @@
-// The MySQL/MariaDB source end to end, the harder cases: kill -9 during 100k changes, a MariaDB restart
+// The MySQL/MariaDB source end to end, the harder cases (kill -9 is in change_stream_test.cpp): a MariaDB restart
 // under a writer, a transaction of 1M rows with bounded memory, ALTER TABLE mid-stream (followed live and
 // caught up after the fact), binlog rotation, purged binlogs, and tables that are not captured. Real
 // MariaDB 10.11 (shared server, row-based binlog with FULL metadata), the real daemon, the real Kafka, and
@@ -128,101 +128,6 @@ std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>
     if (v["after"].is_object()) changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
   }
   return changes;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// 1. kill -9 during 100k changes: every change in Kafka at least once, in commit order per key, resumed by GTID.
-
-TEST(MySqlStream, KillNineDuring100kChangesLosesNothingAndResumesByGtid) {
-  MySqlFixture f;
-  const std::string t = f.table("mykill");
-  f.create_table(t, "id INT PRIMARY KEY, version INT NOT NULL", 4);
-  f.write_config({t});
-  ASSERT_TRUE(f.start_and_wait_until_streaming()) << f.daemon.stderr_text();
-  const StatePosition start = state_position(f.daemon);
-  ASSERT_TRUE(start.valid) << start.token;
-  ASSERT_FALSE(start.gtid.empty()) << "the first position already carries the server's GTID state: " << start.token;
-
-  // 100000 changes: 10000 keys, each inserted then updated 9 times, by 4 writers that own a quarter of the
-  // keys each, in transactions of 100 single-row statements (so transactions of different writers interleave
-  // in the binlog).
-  constexpr int kKeys = 10000, kVersions = 10, kWriters = 4, kBatch = 100;
-  constexpr int kTransactions = kKeys / kBatch * kVersions;
-  std::atomic<int> done_transactions{0}, writer_errors{0};
-  std::vector<std::thread> writers;
-  writers.reserve(kWriters);
-  JoinAtExit join_writers;
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      try {
-        MySqlSession s(f.db);
-        const int first = w * (kKeys / kWriters), last = first + kKeys / kWriters;
-        for (int v = 0; v < kVersions; ++v) {
-          for (int batch = first; batch < last; batch += kBatch) {
-            std::string sql = "BEGIN;";
-            for (int k = batch; k < batch + kBatch; ++k)
-              sql += v == 0 ? "INSERT INTO " + t + " VALUES (" + std::to_string(k) + ", 0);"
-                            : "UPDATE " + t + " SET version = " + std::to_string(v) + " WHERE id = " + std::to_string(k) + ";";
-            s.exec(sql + "COMMIT");
-            ++done_transactions;
-          }
-        }
-      } catch (const std::exception& e) {
-        ++writer_errors;
-        ADD_FAILURE() << "writer " << w << ": " << e.what();
-      }
-    });
-    join_writers.threads.push_back(&writers.back());
-  }
-  // Kill once the daemon has committed part of the stream and the writers are still going.
-  const bool some_committed = wait_until([&] {
-    const StatePosition p = state_position(f.daemon);
-    return p.valid && p.token != start.token && done_transactions.load() >= kTransactions / 5;
-  }, 60s);
-  const int written_at_kill = done_transactions.load();
-  EXPECT_TRUE(some_committed) << f.daemon.stderr_text();
-  EXPECT_EQ(f.daemon.stop(SIGKILL), -SIGKILL);
-  const StatePosition at_kill = state_position(f.daemon);
-  std::cout << "killed after " << written_at_kill << " of " << kTransactions << " transactions; committed position "
-            << at_kill.token << "\n";
-  EXPECT_LT(written_at_kill, kTransactions) << "the writers finished before the kill: the kill was not mid-stream";
-  ASSERT_TRUE(at_kill.valid) << at_kill.token;
-  EXPECT_EQ(at_kill.flavor, "mariadb");
-  ASSERT_FALSE(at_kill.gtid.empty()) << "a MariaDB position must carry the GTID state: " << at_kill.token;
-  ASSERT_TRUE(state_seq(at_kill.gtid, 0).has_value()) << at_kill.gtid;
-  std::this_thread::sleep_for(500ms);
-
-  f.daemon.start();  // resumes from the committed GTID state while the writers go on
-  const auto restart_began = Clock::now();
-  for (auto& w : writers) w.join();
-  ASSERT_EQ(writer_errors.load(), 0);
-  std::cout << "the writers finished "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - restart_began).count()
-            << " ms after the restart\n";
-
-  std::vector<ConsumedRecord> records;
-  const bool complete = wait_until([&] {
-    records = consume_all(f.bootstrap, f.topic(t));
-    return distinct_changes(records).size() == static_cast<size_t>(kKeys * kVersions);
-  }, 120s);
-  const std::string err = f.daemon.stderr_text();
-  EXPECT_TRUE(complete) << distinct_changes(records).size() << " of " << kKeys * kVersions << " changes\n" << err;
-  std::cout << "caught up " << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - restart_began).count()
-            << " ms after the restart\n";
-  // The second run resumed by GTID, from exactly what the first had committed.
-  EXPECT_NE(err.find("streaming the binlog of " + f.db.host), std::string::npos) << err;
-  EXPECT_NE(err.find("from gtid " + at_kill.gtid + " ("), std::string::npos) << "resume by GTID " << at_kill.gtid << "\n" << err;
-  EXPECT_EQ(err.find("first start"), std::string::npos) << "the restart must resume, not start at the end\n" << err;
-  EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << err;
-
-  const size_t repeats = expect_every_version_in_commit_order(versions_by_key(records), kKeys, kVersions);
-  std::cout << records.size() << " records, " << repeats << " replayed after kill -9\n";
-  // Replays restart at a transaction boundary: every record of a replayed transaction is there twice, and
-  // each record names the transaction (GTID) it came from.
-  for (size_t i = 0; i < records.size(); i += 997) {
-    const json v = json::parse(*records[i].value);
-    EXPECT_TRUE(parse_gtid(v["source"]["gtid"].get<std::string>()).has_value()) << v.dump();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -82,52 +82,6 @@ TEST(PostgresSource, ToastArraysFullIdentityTruncateAndLsns) {
   EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
 }
 
-TEST(PostgresSource, KillNineDuringAStreamLosesNothingAndKeepsCommitOrderPerKey) {
-  PgFixture f;
-  const std::string t = f.table("pgkill");
-  pg_exec(f.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, version int NOT NULL)");
-  create_topic(f.bootstrap, f.topic(t), 4);
-  f.write_config({t});
-  ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
-
-  // 100000 changes: 10000 keys, each inserted then updated 9 times, in transactions of 100 statements.
-  constexpr int kKeys = 10000, kVersions = 10;
-  std::atomic<bool> writing{true};
-  std::thread writer([&] {
-    for (int v = 0; v < kVersions; ++v) {
-      for (int batch = 0; batch < kKeys; batch += 100) {
-        std::string sql = "BEGIN;";
-        for (int k = batch; k < batch + 100; ++k)
-          sql += v == 0 ? "INSERT INTO " + t + " VALUES (" + std::to_string(k) + ", 0);"
-                        : "UPDATE " + t + " SET version = " + std::to_string(v) + " WHERE id = " + std::to_string(k) + ";";
-        pg_exec(f.pg, sql + "COMMIT;");
-      }
-    }
-    writing = false;
-  });
-  ASSERT_TRUE(wait_until([&] { return f.daemon.committed_sequence().has_value(); }, 30s)) << f.daemon.stderr_text();
-  std::this_thread::sleep_for(500ms);
-  f.daemon.stop(SIGKILL);
-  std::this_thread::sleep_for(500ms);
-  f.daemon.start();  // resumes from the committed LSN while the writer goes on
-  writer.join();
-  // Replays count twice, so wait for every distinct change rather than for a number of records.
-  std::vector<ConsumedRecord> records;
-  wait_until([&] {
-    records = consume_all(f.bootstrap, f.topic(t));
-    std::set<std::pair<int, int>> changes;
-    for (const auto& r : records) {
-      const json v = json::parse(*r.value);
-      changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
-    }
-    return changes.size() == static_cast<size_t>(kKeys * kVersions);
-  }, 120s);
-  EXPECT_EQ(f.daemon.stop(SIGTERM), 0) << f.daemon.stderr_text();
-
-  const size_t duplicates = expect_every_version_in_commit_order(versions_by_key(records), kKeys, kVersions);
-  std::cout << records.size() << " records, " << duplicates << " replayed after kill -9\n";
-}
-
 TEST(PostgresSource, ADroppedSlotIsAFatalErrorNamingTheRecovery) {
   PgFixture f;
   const std::string t = f.table("pgslot");
