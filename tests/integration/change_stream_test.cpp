@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pg_fixture.hpp"  // versions_by_key, expect_every_version_in_commit_order
+#include "pg_fixture.hpp"  // distinct_changes, versions_by_key, expect_every_version_in_commit_order
 #include "process.hpp"
 #include "snapshot_database.hpp"
 
@@ -27,12 +27,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-std::map<std::string, std::vector<ConsumedRecord>> by_key(const std::vector<ConsumedRecord>& records) {
-  std::map<std::string, std::vector<ConsumedRecord>> out;
-  for (const auto& r : records) out[r.key.value_or("null")].push_back(r);
-  return out;
-}
 
 class ChangeStream : public testing::TestWithParam<std::string> {};
 
@@ -56,7 +50,7 @@ TEST_P(ChangeStream, InsertUpdateKeyChangeDeleteAndATransactionOverTwoTables) {
   // c, u, (key change: d + tombstone + c), d + tombstone, then c, u of id 5 = 9 records on t.
   const auto records = db->read_until(db->topic_of(t), 9);
   ASSERT_EQ(records.size(), 9u) << db->daemon().stderr_text();
-  auto keys = by_key(records);
+  auto keys = records_by_key(records);
   ASSERT_EQ(keys.size(), 3u);
   const auto& one = keys["{\"id\":1}"];
   ASSERT_EQ(one.size(), 4u);
@@ -108,27 +102,6 @@ std::string committed_token(DaemonRunner& daemon) {
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("position") || !doc["position"].is_string()) return "";
   return doc["position"].get<std::string>();
 }
-
-// The (id, version) pairs a topic of (id INT, version INT) rows holds.
-std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>& records) {
-  std::set<std::pair<int, int>> changes;
-  for (const auto& r : records) {
-    if (!r.value) continue;
-    const json v = json::parse(*r.value);
-    if (v["after"].is_object()) changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
-  }
-  return changes;
-}
-
-// Joins threads still running when a test leaves early (a failed ASSERT, an exception): a joinable
-// std::thread destroyed would end the whole test program.
-struct JoinAtExit {
-  std::vector<std::thread*> threads;
-  ~JoinAtExit() {
-    for (auto* t : threads)
-      if (t->joinable()) t->join();
-  }
-};
 
 // kill -9 while 4 writers make 100k changes: every change reaches Kafka at least once, in commit order per
 // key, and the restart resumes from exactly the position the first run had committed.

@@ -17,12 +17,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::map<std::string, std::vector<ConsumedRecord>> by_key(const std::vector<ConsumedRecord>& records) {
-  std::map<std::string, std::vector<ConsumedRecord>> out;
-  for (const auto& r : records) out[r.key.value_or("null")].push_back(r);
-  return out;
-}
-
 // What only MySQL/MariaDB has; the scenario both databases share is in change_stream_test.cpp.
 TEST(MySqlSource, WholeOldRowsGtidsBinlogCoordinatesAndUnsignedValues) {
   MySqlFixture f;
@@ -42,7 +36,7 @@ TEST(MySqlSource, WholeOldRowsGtidsBinlogCoordinatesAndUnsignedValues) {
   // c, u of id 1, c of id 5.
   const auto records = f.read_until(f.topic(t), 3);
   ASSERT_EQ(records.size(), 3u) << f.daemon.stderr_text();
-  auto keys = by_key(records);
+  auto keys = records_by_key(records);
   const auto& one = keys["{\"id\":1}"];
   ASSERT_EQ(one.size(), 2u);
   const json c = json::parse(*one[0].value);

@@ -109,27 +109,6 @@ int servers_sh(const std::string& args) {
   return std::system(cmd.c_str());
 }
 
-// Joins threads still running when a test leaves early (a failed ASSERT, an exception): a joinable
-// std::thread destroyed would end the whole test program.
-struct JoinAtExit {
-  std::vector<std::thread*> threads;
-  ~JoinAtExit() {
-    for (auto* t : threads)
-      if (t->joinable()) t->join();
-  }
-};
-
-// The (id, version) pairs a topic of (id INT, version INT) rows holds.
-std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>& records) {
-  std::set<std::pair<int, int>> changes;
-  for (const auto& r : records) {
-    if (!r.value) continue;
-    const json v = json::parse(*r.value);
-    if (v["after"].is_object()) changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
-  }
-  return changes;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // 2. MariaDB restarted under a writer: the daemon reconnects with backoff, nothing is lost, per-key order kept.
 

@@ -20,12 +20,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::map<std::string, std::vector<ConsumedRecord>> by_key(const std::vector<ConsumedRecord>& records) {
-  std::map<std::string, std::vector<ConsumedRecord>> out;
-  for (const auto& r : records) out[r.key.value_or("null")].push_back(r);
-  return out;
-}
-
 // What only PostgreSQL has; the scenario both databases share is in change_stream_test.cpp.
 TEST(PostgresSource, ToastArraysFullIdentityTruncateAndLsns) {
   PgFixture f;
@@ -48,7 +42,7 @@ TEST(PostgresSource, ToastArraysFullIdentityTruncateAndLsns) {
   // c, u on t; c, u, t on full.
   const auto records = f.read_until(f.topic(t), 2);
   ASSERT_EQ(records.size(), 2u) << f.daemon.stderr_text();
-  auto keys = by_key(records);
+  auto keys = records_by_key(records);
   ASSERT_EQ(keys.size(), 1u);
   const auto& one = keys["{\"id\":1}"];
   ASSERT_EQ(one.size(), 2u);

@@ -190,4 +190,10 @@ int32_t java_partition_for_key(const std::string& key, int32_t partitions) {
   return positive % partitions;
 }
 
+std::map<std::string, std::vector<ConsumedRecord>> records_by_key(const std::vector<ConsumedRecord>& records) {
+  std::map<std::string, std::vector<ConsumedRecord>> out;
+  for (const auto& r : records) out[r.key.value_or("null")].push_back(r);
+  return out;
+}
+
 }  // namespace tidemark::test

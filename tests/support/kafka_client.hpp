@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct ConsumedRecord {
 // when called.
 std::vector<ConsumedRecord> consume_all(const std::string& bootstrap, const std::string& topic,
                                         std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// The records grouped by key ("null" for a record without one), each key's in the order given.
+std::map<std::string, std::vector<ConsumedRecord>> records_by_key(const std::vector<ConsumedRecord>& records);
 
 // Number of partitions of an existing topic.
 int partition_count(const std::string& bootstrap, const std::string& topic);

@@ -70,6 +70,16 @@ std::string PgFixture::walsender_pid() const {
   return rows.empty() ? "" : rows[0];
 }
 
+std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>& records) {
+  std::set<std::pair<int, int>> changes;
+  for (const auto& r : records) {
+    if (!r.value) continue;
+    const auto v = nlohmann::json::parse(*r.value);
+    if (v["after"].is_object()) changes.emplace(v["after"]["id"].get<int>(), v["after"]["version"].get<int>());
+  }
+  return changes;
+}
+
 std::map<int, std::vector<int>> versions_by_key(const std::vector<ConsumedRecord>& records) {
   std::map<int, std::vector<int>> versions;
   for (const auto& r : records) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct PgFixture {
   // The walsender's pid of this daemon's replication connection, or "" when there is none.
   std::string walsender_pid() const;
 };
+
+// The (id, version) pairs of the after images of a table (id int, version int); tombstones left out.
+std::set<std::pair<int, int>> distinct_changes(const std::vector<ConsumedRecord>& records);
 
 // Records of a table (id int, version int): per after.id, the after.version values in delivery order.
 std::map<int, std::vector<int>> versions_by_key(const std::vector<ConsumedRecord>& records);

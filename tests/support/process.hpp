@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/types.h>
@@ -50,6 +51,16 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// Joins threads still running when a test leaves early (a failed ASSERT, an exception): a joinable
+// std::thread destroyed would end the whole test program.
+struct JoinAtExit {
+  std::vector<std::thread*> threads;
+  ~JoinAtExit() {
+    for (auto* t : threads)
+      if (t->joinable()) t->join();
+  }
 };
 
 }  // namespace tidemark::test
