@@ -19,7 +19,7 @@
 
 #include "pg_fixture.hpp"
 #include "process.hpp"
-#include "snapshot_database.hpp"
+#include "database.hpp"
 
 namespace tidemark::test {
 namespace {

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "process.hpp"
-#include "snapshot_database.hpp"
+#include "database.hpp"
 #include "snapshot_fold.hpp"
 
 namespace tidemark::test {

@@ -1,6 +1,9 @@
-#include "snapshot_database.hpp"
+#include "database.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "mysql_fixture.hpp"
 #include "pg_fixture.hpp"
@@ -11,6 +14,39 @@ namespace tidemark::test {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The position token of the daemon's state file ("" before the first persist).
+std::string state_token(const DaemonRunner& daemon) {
+  const auto doc = nlohmann::json::parse(read_file(daemon.state_path()), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("position") || !doc["position"].is_string()) return "";
+  return doc["position"].get<std::string>();
+}
+
+// "0/16B3748" as a number; 0 when it is not an LSN.
+uint64_t parse_lsn(const std::string& text) {
+  unsigned long high = 0, low = 0;
+  if (std::sscanf(text.c_str(), "%lx/%lx", &high, &low) != 2) return 0;
+  return (static_cast<uint64_t>(high) << 32) | low;
+}
+
+// The sequence number of `domain` in the gtid= field of a binlog position token
+// ("binlog:flavor=mariadb;gtid=0-1-105,1-2-7;file=...;pos=..."); -1 when absent.
+int64_t committed_seq(const std::string& token, unsigned domain) {
+  const auto at = token.find("gtid=");
+  if (at == std::string::npos) return -1;
+  const std::string state = token.substr(at + 5, token.find(';', at) - at - 5);
+  size_t start = 0;
+  while (start < state.size()) {
+    const auto comma = state.find(',', start);
+    unsigned d = 0, server = 0;
+    unsigned long seq = 0;
+    if (std::sscanf(state.c_str() + start, "%u-%u-%lu", &d, &server, &seq) == 3 && d == domain)
+      return static_cast<int64_t>(seq);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return -1;
+}
 
 class Postgres final : public Database {
  public:
@@ -57,6 +93,19 @@ class Postgres final : public Database {
     return f_.read_until(topic, count);
   }
   std::string database_name() const override { return f_.pg.database; }
+  std::function<bool()> exec_and_watch_commit(const std::string& sql) override {
+    // The commit ends after the insert position read before it: a committed position past that point
+    // is at or after this transaction's commit.
+    const uint64_t before = parse_lsn(pg_query(f_.pg, "SELECT pg_current_wal_insert_lsn()::text").at(0));
+    pg_exec(f_.pg, sql);
+    return [this, before] {
+      const std::string token = state_token(f_.daemon);
+      return token.rfind("pg:", 0) == 0 && parse_lsn(token.substr(3)) > before;
+    };
+  }
+  std::string series(int64_t rows) const override {
+    return "SELECT g AS n FROM generate_series(1, " + std::to_string(rows) + ") g";
+  }
 
   PgFixture& fixture() { return f_; }
 
@@ -107,6 +156,17 @@ class MariaDb final : public Database {
     return f_.read_until(topic, count);
   }
   std::string database_name() const override { return f_.db.database; }
+  std::function<bool()> exec_and_watch_commit(const std::string& sql) override {
+    MySqlSession s(f_.db);
+    s.exec(sql);
+    const std::string gtid = s.value("SELECT @@last_gtid");
+    unsigned domain = 0, server = 0;
+    unsigned long seq = 0;
+    if (std::sscanf(gtid.c_str(), "%u-%u-%lu", &domain, &server, &seq) != 3)
+      throw std::runtime_error("no GTID for the transaction: '" + gtid + "'");
+    return [this, domain, seq] { return committed_seq(state_token(f_.daemon), domain) >= static_cast<int64_t>(seq); };
+  }
+  std::string series(int64_t rows) const override { return "SELECT seq AS n FROM seq_1_to_" + std::to_string(rows); }
 
  private:
   MySqlFixture f_;
@@ -115,6 +175,14 @@ class MariaDb final : public Database {
 std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 }  // namespace
+
+int Database::restart_server() {
+  // TIDEMARK_SKIP_DEPS: the packages are there (the servers run); no apt-get on a restart.
+  const std::string script = "TIDEMARK_SKIP_DEPS=1 " + std::string(TIDEMARK_SOURCE_DIR) + "/scripts/servers.sh ";
+  const int rc = std::system((script + "restart " + kind() + " >/dev/null 2>&1").c_str());
+  if (rc != 0) std::system((script + "start " + kind() + " >/dev/null 2>&1").c_str());
+  return rc;
+}
 
 std::unique_ptr<Database> make_database(const std::string& kind) {
   if (kind == "postgres") return std::make_unique<Postgres>();

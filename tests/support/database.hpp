@@ -1,9 +1,10 @@
 #pragma once
 // The tests' view of one database pipeline (PostgreSQL or MariaDB): what differs between the two sources,
-// so that each scenario that applies to both (snapshots, the change stream) is written once and runs on both. Wraps PgFixture/MySqlFixture
-// (the real daemon, the real server, the real Kafka broker).
+// so that each scenario that applies to both (snapshots, the change stream) is written once and runs on
+// both. Wraps PgFixture/MySqlFixture (the real daemon, the real shared server, the real Kafka broker).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,14 @@ class Database {
   // Reads the topic until it holds at least `count` records (60 s at most) and returns what it holds.
   virtual std::vector<ConsumedRecord> read_until(const std::string& topic, size_t count) = 0;
   virtual std::string database_name() const = 0;  // the database the pipeline connects to
+  // Runs `sql` (one transaction) and returns a check that holds once the daemon's committed position covers
+  // that transaction: every row of it is in Kafka.
+  virtual std::function<bool()> exec_and_watch_commit(const std::string& sql) = 0;
+  // SQL of a one-column (`n`) row source of 1..rows, for INSERT ... SELECT.
+  virtual std::string series(int64_t rows) const = 0;
+  // Restarts the shared server (scripts/servers.sh restart <kind>) and returns the script's exit status;
+  // on failure the server is started again.
+  int restart_server();
 
   // The signal table signal() writes to (a test may give its pipeline its own: snapshot.signal_table).
   std::string signal_table = "tidemark_signal";
