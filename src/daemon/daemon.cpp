@@ -14,15 +14,11 @@
 #include "core/position_tracker.hpp"
 #include "daemon/preflight.hpp"
 #include "daemon/publish_stage.hpp"
-#include "daemon/state_store.hpp"
+#include "daemon/snapshot_stage.hpp"
+#include "daemon/state_persister.hpp"
 #include "daemon/systemd_notifier.hpp"
-#include "sink/kafka_sink.hpp"
 #include "sink/publisher.hpp"
 #include "sink/sink_factory.hpp"
-#include "snapshot/chunk_worker.hpp"
-#include "snapshot/control_tables.hpp"
-#include "snapshot/snapshot_merger.hpp"
-#include "source/source_factory.hpp"
 
 namespace tidemark {
 
@@ -30,7 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSignalWait{100};
-constexpr std::chrono::seconds kPersistErrorLogEvery{30};
 constexpr std::chrono::seconds kAbortGrace{5};
 
 sigset_t handled_signals() {
@@ -55,7 +50,9 @@ void apply_log_level(const DaemonOptions& options, const Config& config) {
   spdlog::set_level(spdlog::level::from_str(options.log_level_override.value_or(config.log_level)));
 }
 
-// The pipeline of one run: everything that lives between start-up and exit.
+// The pipeline of one run, from start-up to exit: the source thread feeds the bounded event queue, the
+// publish stage drains it into the sink (through the snapshot stage's merge when snapshotting), and the
+// main thread waits for signals, persists the committed position and feeds the watchdog.
 class Pipeline {
  public:
   Pipeline(const DaemonOptions& options, Config config) : options_(options), config_(std::move(config)) {}
@@ -108,107 +105,56 @@ class Pipeline {
     for (const auto& w : checked.warnings) spdlog::warn("{}", w);
     for (const auto& p : checked.problems) spdlog::error("{}", p);
     if (!checked.problems.empty()) return false;
-    state_store_.emplace(config_.state.path);
+    nlohmann::json extensions = nlohmann::json::object();
     if (checked.state) {
       start_position_ = checked.state->position;
-      state_extensions_ = checked.state->extensions;
+      extensions = checked.state->extensions;
     }
     spdlog::info("state {}: {}", config_.state.path,
                  start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
     tracker_ = std::move(checked.tracker);
-    last_persisted_generation_ = tracker_->committed().generation;
     sink_ = std::move(checked.sink);
     source_ = std::move(checked.source);
-    if (checked.reader && !start_snapshots(std::move(checked.reader), std::move(*checked.snapshot_state))) return false;
+    persister_.emplace(config_, *tracker_, *source_, std::move(extensions));
+    if (checked.reader) {
+      snapshots_ = SnapshotStage::create(config_, !start_position_, std::move(checked.reader),
+                                         std::move(*checked.snapshot_state), [this] {
+                                           return static_cast<uint64_t>(queue_ ? queue_->size() : 0) +
+                                                  tracker_->in_flight();
+                                         });
+      if (!snapshots_) return false;
+    }
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
     publisher_.emplace(publisher_options(config_), *sink_, *tracker_);
-    publish_stage_.emplace(*queue_, merger_ ? &*merger_ : nullptr, *publisher_, *sink_,
+    publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *publisher_, *sink_,
                            std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
     publish_stage_->start();
     source_thread_ = std::jthread([this](std::stop_token stop) {
       SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
-      if (!outcome.ok) {
-        const std::lock_guard lock(source_error_mutex_);
-        source_error_ = outcome.error;
-      }
-      source_done_ = true;
+      if (!outcome.ok) record_fatal(outcome.error);
     });
-    if (worker_) {
-      worker_thread_ = std::jthread([this](std::stop_token stop) {
-        if (auto fatal = worker_->run(stop)) {
-          const std::lock_guard lock(source_error_mutex_);
-          source_error_ = "snapshot: " + *fatal;
-        }
-      });
-    }
+    if (snapshots_) snapshots_->start([this](const std::string& error) { record_fatal(error); });
     return true;
   }
 
-  // Sets up the merge stage and the chunk worker (whose thread starts with the source's) over the reader
-  // and the snapshot state that the preflight checked, queueing the initial snapshot when it is due.
-  bool start_snapshots(std::unique_ptr<snapshot::SnapshotReader> reader, snapshot::SnapshotState state) {
-    reader_ = std::move(reader);
-    if (config_.snapshot.paused) state.paused = true;
-    // The initial snapshot is queued before the source starts, so the first position persisted (MySQL
-    // persists its starting point at once) already carries it: a crash right after start cannot lose it.
-    const std::string& initial = config_.snapshot.initial;
-    if (initial == "always" || (initial == "when_needed" && !start_position_)) {
-      auto tables = reader_->captured_tables();
-      if (!tables.ok()) {
-        spdlog::error("initial snapshot: cannot list the captured tables: {}", tables.error);
-        return false;
-      } else {
-        snapshot::queue_tables(state, *tables.value);
-        spdlog::info("initial snapshot ({}): {} table(s) queued", initial, tables.value->size());
-      }
-    }
-    if (!state.idle())
-      spdlog::info("snapshot state restored: {} table(s) queued{}{}", state.queue.size(),
-                   state.current ? ", continuing " + state.current->request.table : std::string(),
-                   state.paused ? " (paused)" : "");
-    coordinator_.emplace(std::move(state));
-    merger_.emplace(config_.name, snapshot::control_tables(config_), *coordinator_);
-    worker_.emplace(config_, *reader_, *coordinator_, [this] {
-      return static_cast<uint64_t>(queue_ ? queue_->size() : 0) + tracker_->in_flight();
-    });
-    return true;
+  void record_fatal(const std::string& error) {
+    const std::lock_guard lock(fatal_mutex_);
+    if (!fatal_) fatal_ = error;
   }
 
   std::optional<std::string> fatal_error() {
     if (auto error = sink_->fatal_error()) return error;
     {
-      const std::lock_guard lock(source_error_mutex_);
-      if (source_error_) return source_error_;
+      const std::lock_guard lock(fatal_mutex_);
+      if (fatal_) return fatal_;
     }
     if (publish_stage_->failed()) return std::string("the sink stopped accepting records");
     return std::nullopt;
   }
 
-  // Writes the committed position if it moved; then lets the source confirm it to the server.
-  bool persist() {
-    const PositionTracker::Committed committed = tracker_->committed();
-    if (committed.generation == last_persisted_generation_) return true;
-    if (committed.position && committed.position->snapshot_state) {
-      // The snapshot state that belongs to this position (stamped by the merge stage).
-      auto snapshot_state = nlohmann::json::parse(*committed.position->snapshot_state, nullptr, false);
-      if (!snapshot_state.is_discarded()) state_extensions_["snapshot"] = std::move(snapshot_state);
-    }
-    PersistedState state{config_.name, config_.source.type, committed.position, state_extensions_};
-    if (auto error = state_store_->save(state)) {
-      const auto now = Clock::now();
-      if (now - last_persist_error_log_ >= kPersistErrorLogEvery) {
-        spdlog::error("{}", *error);
-        last_persist_error_log_ = now;
-      }
-      return false;
-    }
-    last_persisted_generation_ = committed.generation;
-    if (committed.position) source_->on_position_persisted(*committed.position);
-    spdlog::debug("persisted position {}", committed.position ? committed.position->token : "(none)");
-    return true;
-  }
+  bool persist() { return persister_->persist(); }
 
   void reload() {
     notifier_.reloading();
@@ -219,7 +165,6 @@ class Pipeline {
       return;
     }
     const Config& next = loaded.config;
-    const bool was_paused = config_.snapshot.paused;
     bool applied = false;
     // Only reloadable settings move into the running config (from the settings table, so none is
     // forgotten); the rest waits for a restart.
@@ -234,12 +179,7 @@ class Pipeline {
       }
     }
     // The stages that hold live settings read them again.
-    if (coordinator_ && config_.snapshot.paused != was_paused) {
-      const bool paused = config_.snapshot.paused;
-      coordinator_->update([paused](snapshot::SnapshotState& s) { s.paused = paused; });
-      spdlog::info("SIGHUP: snapshots {}", paused ? "paused" : "resumed");
-    }
-    if (worker_) worker_->reconfigure(config_);
+    if (snapshots_) snapshots_->reconfigure(config_);
     apply_log_level(options_, config_);
     source_->reconfigure(config_);
     if (!applied) spdlog::info("SIGHUP: configuration reloaded, nothing to apply live");
@@ -248,10 +188,7 @@ class Pipeline {
 
   int stop() {
     notifier_.stopping();
-    if (worker_thread_.joinable()) {
-      worker_thread_.request_stop();
-      worker_thread_.join();
-    }
+    if (snapshots_) snapshots_->stop();
     source_thread_.request_stop();
     source_thread_.join();
     queue_->close();
@@ -274,26 +211,18 @@ class Pipeline {
   const DaemonOptions& options_;
   Config config_;
   SystemdNotifier notifier_;
-  std::optional<StateStore> state_store_;
   std::optional<SourcePosition> start_position_;
-  nlohmann::json state_extensions_ = nlohmann::json::object();
   std::unique_ptr<PositionTracker> tracker_;
-  uint64_t last_persisted_generation_ = 0;
-  Clock::time_point last_persist_error_log_{};
   std::unique_ptr<MessageSink> sink_;
   std::unique_ptr<Source> source_;
-  std::unique_ptr<snapshot::SnapshotReader> reader_;
-  std::optional<snapshot::SnapshotCoordinator> coordinator_;
-  std::optional<snapshot::SnapshotMerger> merger_;
-  std::optional<snapshot::ChunkWorker> worker_;
-  std::jthread worker_thread_;
+  std::optional<StatePersister> persister_;
+  std::unique_ptr<SnapshotStage> snapshots_;
   std::optional<EventQueue> queue_;
   std::optional<Publisher> publisher_;
   std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;
-  std::atomic<bool> source_done_{false};
-  std::mutex source_error_mutex_;
-  std::optional<std::string> source_error_;
+  std::mutex fatal_mutex_;
+  std::optional<std::string> fatal_;  // what a stage reported that must stop the daemon
 };
 
 }  // namespace
