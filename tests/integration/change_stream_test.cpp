@@ -99,6 +99,19 @@ TEST_P(ChangeStream, InsertUpdateKeyChangeDeleteAndATransactionOverTwoTables) {
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
 }
 
+// Reads the table's topic until it holds `changes` distinct (id, version) changes (120 s at most); a test
+// failure when it does not.
+std::vector<ConsumedRecord> read_all_changes(Database& db, const std::string& table, int changes) {
+  std::vector<ConsumedRecord> records;
+  const bool complete = wait_until([&] {
+    records = consume_all(db.bootstrap(), db.topic_of(table));
+    return distinct_changes(records).size() == static_cast<size_t>(changes);
+  }, 120s);
+  EXPECT_TRUE(complete) << distinct_changes(records).size() << " of " << changes << " changes\n"
+                        << db.daemon().stderr_text();
+  return records;
+}
+
 // The committed position in the daemon's state file ("" before the first persist).
 std::string committed_token(DaemonRunner& daemon) {
   const auto doc = json::parse(read_file(daemon.state_path()), nullptr, false);
@@ -164,13 +177,8 @@ TEST_P(ChangeStream, KillNineDuring100kChangesLosesNothingAndResumesWhereItCommi
   db->daemon().start();  // resumes from the committed position while the writers go on
   for (auto& w : writers) w.join();
   ASSERT_EQ(writer_errors.load(), 0);
-  std::vector<ConsumedRecord> records;
-  const bool complete = wait_until([&] {
-    records = consume_all(db->bootstrap(), db->topic_of(t));
-    return distinct_changes(records).size() == static_cast<size_t>(kKeys * kVersions);
-  }, 120s);
+  const auto records = read_all_changes(*db, t, kKeys * kVersions);
   const std::string err = db->daemon().stderr_text();
-  EXPECT_TRUE(complete) << distinct_changes(records).size() << " of " << kKeys * kVersions << " changes\n" << err;
   EXPECT_NE(err.find("resuming after " + at_kill), std::string::npos) << "resume from " << at_kill << "\n" << err;
   EXPECT_EQ(err.find("first start"), std::string::npos) << "the restart must resume, not start at the end\n" << err;
   if (db->kind() == "mariadb") {
@@ -285,13 +293,8 @@ TEST_P(ChangeStream, ServerRestartUnderAWriterLosesNothingAndKeepsOrderPerKey) {
   EXPECT_EQ(progress.load(), kVersions) << "the writer gave up";
   std::cout << "writer retried " << failures.load() << " times around the restart\n";
 
-  std::vector<ConsumedRecord> records;
-  const bool complete = wait_until([&] {
-    records = consume_all(db->bootstrap(), db->topic_of(t));
-    return distinct_changes(records).size() == static_cast<size_t>(kKeys * kVersions);
-  }, 120s);
+  const auto records = read_all_changes(*db, t, kKeys * kVersions);
   const std::string err = db->daemon().stderr_text();
-  EXPECT_TRUE(complete) << distinct_changes(records).size() << " of " << kKeys * kVersions << " changes\n" << err;
   EXPECT_TRUE(db->daemon().process().running()) << err;
   if (!daemon_killed) {
     const auto reconnecting = err.find("reconnecting in");
