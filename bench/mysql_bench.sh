@@ -123,6 +123,9 @@ sink:
   type: kafka
   kafka:
     bootstrap_servers: $TIDEMARK_KAFKA_BOOTSTRAP
+# The log only: no initial snapshot (its rows would be counted and compete with the log reader).
+snapshot:
+  initial: never
 state:
   path: $STATE
   flush_interval_ms: $FLUSH_MS

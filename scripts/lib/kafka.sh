@@ -15,12 +15,14 @@
 # The jars: tests/kafka/pom.xml lists them; `mvn dependency:copy-dependencies` copies them to
 # $TIDEMARK_CACHE_DIR/kafka/<version>/libs (from ~/.m2, fetched from Maven Central the first time).
 # The folder counts as complete when its .complete marker names the same version and pom checksum.
-# Broker settings: auto.create.topics.enable=false, num.partitions=3, replication factor 1 everywhere.
+# Broker settings: auto.create.topics.enable=false (TIDEMARK_KAFKA_AUTO_CREATE_TOPICS=true gives the broker's
+# stock default), num.partitions=3, replication factor 1 everywhere.
 
 # The one place the Kafka version is chosen (4.x runs on Java 17).
 TIDEMARK_KAFKA_VERSION="${TIDEMARK_KAFKA_VERSION:-4.1.1}"
 TIDEMARK_KAFKA_PORT="${TIDEMARK_KAFKA_PORT:-19092}"
 TIDEMARK_KAFKA_CONTROLLER_PORT="${TIDEMARK_KAFKA_CONTROLLER_PORT:-19093}"
+TIDEMARK_KAFKA_AUTO_CREATE_TOPICS="${TIDEMARK_KAFKA_AUTO_CREATE_TOPICS:-false}"
 TIDEMARK_KAFKA_BOOTSTRAP="127.0.0.1:$TIDEMARK_KAFKA_PORT"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
@@ -125,8 +127,9 @@ inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 log.dirs=$KAFKA_DATA_DIR
 
-# Topics: tests create their own through the admin API.
-auto.create.topics.enable=false
+# Topics: tests create their own through the admin API (a throwaway broker with the stock default, true,
+# tests a first start on a broker that creates them).
+auto.create.topics.enable=$TIDEMARK_KAFKA_AUTO_CREATE_TOPICS
 delete.topic.enable=true
 num.partitions=3
 default.replication.factor=1
