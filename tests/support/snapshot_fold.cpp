@@ -24,7 +24,11 @@ class PgSession final : public SqlSession {
     const char* keys[] = {"host", "port", "user", "password", "dbname", nullptr};
     const char* values[] = {t.host.c_str(), t.port.c_str(), t.user.c_str(), t.password.c_str(), t.database.c_str(), nullptr};
     conn_ = PQconnectdbParams(keys, values, 0);
-    if (PQstatus(conn_) != CONNECTION_OK) throw std::runtime_error(std::string("writer: ") + PQerrorMessage(conn_));
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      const std::string error = std::string("writer: ") + PQerrorMessage(conn_);
+      PQfinish(conn_);  // a failed connection is freed too (the destructor does not run)
+      throw std::runtime_error(error);
+    }
   }
   ~PgSession() override { PQfinish(conn_); }
   void exec(const std::string& sql) override {
