@@ -61,6 +61,7 @@ struct KafkaSinkConfig {
   int64_t delivery_timeout_ms = 0;
   int64_t connect_timeout_ms = 0;
   int64_t flush_timeout_ms = 0;
+  int64_t topic_creation_wait_ms = 0;
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
 };
 

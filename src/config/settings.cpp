@@ -336,6 +336,11 @@ std::vector<Setting> build_table() {
     property<int64_t>("sink.kafka.flush_timeout_ms", [](Config& c) -> auto& { return c.sink.kafka.flush_timeout_ms; },
       "On shutdown, how long to wait for Kafka to acknowledge what was sent.")
       .byDefault(30000).validate(in_range(0, 3600000)),
+    property<int64_t>("sink.kafka.topic_creation_wait_ms", [](Config& c) -> auto& { return c.sink.kafka.topic_creation_wait_ms; },
+      "How long the first record of a topic that does not exist yet waits for the brokers to create it "
+      "(auto.create.topics.enable, the broker's default) before that is a fatal error; a broker that says it does not "
+      "create topics is a fatal error at once. 0: a missing topic is fatal at once.")
+      .byDefault(30000).validate(in_range(0, 600000)),
     property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
       "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Credentials (keys containing 'password' or 'secret', ssl.key.pem, sasl.oauthbearer.config) are never logged.")
       .byDefault({}).validate(kafka_properties),

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sink/kafka_errors.hpp"
+#include "sink/kafka_topics.hpp"
 
 namespace tidemark {
 
@@ -13,6 +14,7 @@ namespace {
 
 constexpr std::chrono::milliseconds kBackpressurePoll{50};
 constexpr std::chrono::milliseconds kTopicCheckTimeout{5000};
+constexpr std::chrono::milliseconds kTopicCreationPoll{200};
 
 void set_property(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
   char err[512];
@@ -83,23 +85,55 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
   }
   // Ask once whether the topic exists, so that a missing topic is one clear error now rather than a
   // delivery timeout minutes later. When the brokers cannot be asked, delivery reports decide.
-  const rd_kafka_metadata_t* metadata = nullptr;
-  const rd_kafka_resp_err_t err =
-      rd_kafka_metadata(producer_, 0, topic, &metadata, static_cast<int>(kTopicCheckTimeout.count()));
-  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    const rd_kafka_resp_err_t topic_err = metadata->topic_cnt > 0 ? metadata->topics[0].err : RD_KAFKA_RESP_ERR_NO_ERROR;
-    rd_kafka_metadata_destroy(metadata);
-    if (topic_err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || topic_err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+  TopicLookup lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
+  if (lookup.state == TopicState::Missing) lookup = wait_for_creation(topic, name);
+  switch (lookup.state) {
+    case TopicState::Exists:
+      break;
+    case TopicState::Unanswered:
+      spdlog::warn("could not check that topic {} exists ({}); sending anyway", name, rd_kafka_err2str(lookup.error));
+      break;
+    case TopicState::Missing:
+    case TopicState::Forbidden:
       rd_kafka_topic_destroy(topic);
-      set_fatal(explain_kafka_error(topic_err, name, config_.bootstrap_servers));
+      if (!fatal_error()) set_fatal(explain_kafka_error(lookup.error, name, config_.bootstrap_servers));
       return std::nullopt;
-    }
-  } else {
-    spdlog::warn("could not check that topic {} exists ({}); sending anyway", name, rd_kafka_err2str(err));
   }
   topics_.push_back(topic);
   topic_index_.emplace(name, topics_.size() - 1);
   return topics_.size() - 1;
+}
+
+TopicLookup KafkaSink::wait_for_creation(rd_kafka_topic_t* topic, const std::string& name) {
+  const auto wait = std::chrono::milliseconds(config_.topic_creation_wait_ms);
+  const auto it = config_.properties.find("allow.auto.create.topics");
+  const bool producer_may_create = it == config_.properties.end() || it->second == "true";
+  const AutoCreation brokers = producer_may_create ? broker_auto_creation(producer_, kTopicCheckTimeout) : AutoCreation::Off;
+  TopicLookup lookup{TopicState::Missing, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART};
+  if (brokers == AutoCreation::Off || wait.count() == 0) {
+    if (brokers == AutoCreation::Off)
+      set_fatal(explain_kafka_error(lookup.error, name, config_.bootstrap_servers) +
+                (producer_may_create ? " (the brokers have auto.create.topics.enable=false)"
+                                     : " (sink.kafka.properties sets allow.auto.create.topics=false)"));
+    return lookup;
+  }
+  spdlog::info("topic {} does not exist yet; waiting up to {} ms (sink.kafka.topic_creation_wait_ms) for the brokers to "
+               "create it{}",
+               name, wait.count(), brokers == AutoCreation::On ? " (auto.create.topics.enable=true)" : "");
+  const auto began = std::chrono::steady_clock::now();
+  waiting_for_room_ = true;  // waiting on Kafka, not stuck: the watchdog stays quiet
+  while (lookup.state == TopicState::Missing && std::chrono::steady_clock::now() - began < wait && !aborted_) {
+    rd_kafka_poll(producer_, static_cast<int>(kTopicCreationPoll.count()));  // other topics' deliveries go on
+    lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
+  }
+  waiting_for_room_ = false;
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+  if (lookup.state == TopicState::Exists)
+    spdlog::info("topic {} was created by the brokers after {} ms", name, waited.count());
+  else if (lookup.state == TopicState::Missing)
+    set_fatal("the brokers did not create topic " + name + " within sink.kafka.topic_creation_wait_ms (" +
+              std::to_string(wait.count()) + " ms): " + explain_kafka_error(lookup.error, name, config_.bootstrap_servers));
+  return lookup;
 }
 
 bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,

@@ -12,6 +12,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "config/config.hpp"
+#include "sink/kafka_topics.hpp"
 #include "sink/message_sink.hpp"
 
 namespace tidemark {
@@ -39,6 +40,10 @@ class KafkaSink final : public MessageSink {
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_log(const rd_kafka_t* rk, int level, const char* facility, const char* message);
   void set_fatal(std::string message);
+  // A topic the brokers do not know yet: a broker with auto.create.topics.enable creates it on the first
+  // metadata request, so wait (bounded by sink.kafka.topic_creation_wait_ms) until it appears; at once
+  // fatal when the broker says it does not create topics.
+  TopicLookup wait_for_creation(rd_kafka_topic_t* topic, const std::string& name);
 
   KafkaSinkConfig config_;
   PositionTracker& tracker_;
