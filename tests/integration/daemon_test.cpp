@@ -113,6 +113,8 @@ TEST(Daemon, UnknownTopicWithAutoCreateOffIsFatalWithTheFix) {
   const std::string err = daemon.stderr_text();
   EXPECT_NE(err.find("topic " + generator_topic(daemon.name(), 0) + " does not exist"), std::string::npos) << err;
   EXPECT_NE(err.find("kafka-topics.sh"), std::string::npos) << err;
+  EXPECT_NE(err.find("(the brokers have auto.create.topics.enable=false)"), std::string::npos) << err;
+  EXPECT_EQ(err.find("waiting up to"), std::string::npos) << "a broker that does not create topics is not waited for";
   EXPECT_FALSE(daemon.committed_sequence().has_value()) << "nothing was acknowledged, nothing may be committed";
 }
 

@@ -50,6 +50,7 @@ int64_t committed_seq(const std::string& token, unsigned domain) {
 
 class Postgres final : public Database {
  public:
+  explicit Postgres(const std::string& kafka) : f_(real_postgres(), real_postgres(true), kafka) {}
   std::string kind() const override { return "postgres"; }
   DaemonRunner& daemon() override { return f_.daemon; }
   std::string bootstrap() const override { return f_.bootstrap; }
@@ -77,7 +78,7 @@ class Postgres final : public Database {
   std::string text_key_type() const override { return "text"; }
   void create_table(const std::string& t, const std::string& columns) override {
     pg_exec(f_.pg, "CREATE TABLE " + t + " (" + columns + ")");
-    create_topic(f_.bootstrap, topic_of(t), 1);
+    if (create_topics) create_topic(f_.bootstrap, topic_of(t), 1);
   }
   void fill(const std::string& t, int64_t rows) override {
     pg_exec(f_.pg, "INSERT INTO " + t + " SELECT g, 0, repeat('p', 20) FROM generate_series(1, " + std::to_string(rows) + ") g");
@@ -115,6 +116,7 @@ class Postgres final : public Database {
 
 class MariaDb final : public Database {
  public:
+  explicit MariaDb(const std::string& kafka) : f_(kafka) {}
   std::string kind() const override { return "mariadb"; }
   DaemonRunner& daemon() override { return f_.daemon; }
   std::string bootstrap() const override { return f_.bootstrap; }
@@ -136,7 +138,11 @@ class MariaDb final : public Database {
   std::string qualified_name(const std::string& t) const override { return f_.db.database + "." + t; }
   std::string topic_of(const std::string& t) const override { return f_.topic(t); }
   std::string text_key_type() const override { return "VARCHAR(64)"; }
-  void create_table(const std::string& t, const std::string& columns) override { f_.create_table(t, columns); }
+  void create_table(const std::string& t, const std::string& columns) override {
+    if (create_topics) return f_.create_table(t, columns);
+    mysql_exec(f_.root, "CREATE TABLE `" + f_.db.database + "`.`" + t + "` (" + columns + ")");
+    f_.created.push_back(t);
+  }
   void fill(const std::string& t, int64_t rows) override {
     mysql_exec(f_.db, "INSERT INTO " + t + " SELECT seq, 0, REPEAT('p', 20) FROM seq_1_to_" + std::to_string(rows));
   }
@@ -184,9 +190,9 @@ int Database::restart_server() {
   return rc;
 }
 
-std::unique_ptr<Database> make_database(const std::string& kind) {
-  if (kind == "postgres") return std::make_unique<Postgres>();
-  return std::make_unique<MariaDb>();
+std::unique_ptr<Database> make_database(const std::string& kind, const std::string& kafka) {
+  if (kind == "postgres") return std::make_unique<Postgres>(kafka);
+  return std::make_unique<MariaDb>(kafka);
 }
 
 nlohmann::json snapshot_state(DaemonRunner& daemon) {

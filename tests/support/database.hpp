@@ -41,7 +41,8 @@ class Database {
   virtual std::string qualified_name(const std::string& table) const = 0;  // "public.t" / "db.t"
   virtual std::string topic_of(const std::string& table) const = 0;
   virtual std::string text_key_type() const = 0;  // a text type that can be (part of) a primary key
-  // Creates a table (`columns`: inside the parentheses) and its one-partition topic.
+  // Creates a table (`columns`: inside the parentheses) and its one-partition topic (no topic when
+  // create_topics is false: the daemon's first record meets a topic the brokers do not have).
   virtual void create_table(const std::string& table, const std::string& columns) = 0;
   // Inserts (id, 0, 'p...') for ids 1..rows into a table (id, version, payload).
   virtual void fill(const std::string& table, int64_t rows) = 0;
@@ -64,6 +65,8 @@ class Database {
   // on failure the server is started again.
   int restart_server();
 
+  bool create_topics = true;
+
   // The signal table signal() writes to (a test may give its pipeline its own: snapshot.signal_table).
   std::string signal_table = "tidemark_signal";
 
@@ -75,8 +78,8 @@ class Database {
   }
 };
 
-// "postgres" or "mariadb".
-std::unique_ptr<Database> make_database(const std::string& kind);
+// "postgres" or "mariadb", publishing to the broker at `kafka`.
+std::unique_ptr<Database> make_database(const std::string& kind, const std::string& kafka = real_kafka_bootstrap());
 
 // The snapshot part of the daemon's state file (null before the first persist).
 nlohmann::json snapshot_state(DaemonRunner& daemon);

@@ -25,6 +25,8 @@ KafkaHandle make_client(rd_kafka_type_t type, const std::string& bootstrap, bool
     if (rd_kafka_conf_set(conf, k, v, err, sizeof err) != RD_KAFKA_CONF_OK) throw std::runtime_error(err);
   };
   set("bootstrap.servers", bootstrap.c_str());
+  // The tests' clients never create a topic on a broker that auto-creates them: the daemon's must.
+  set("allow.auto.create.topics", "false");
   if (consumer_settings) {
     set("group.id", "tidemark-test-reader");
     set("enable.auto.commit", "false");

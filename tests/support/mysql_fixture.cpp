@@ -11,7 +11,7 @@ namespace tidemark::test {
 
 using namespace std::chrono_literals;
 
-MySqlFixture::MySqlFixture() {
+MySqlFixture::MySqlFixture(std::string kafka) : bootstrap(std::move(kafka)) {
   suffix = daemon.name().substr(3);  // after "it-"
   for (char& c : suffix)
     if (c == '-') c = '_';
@@ -52,6 +52,7 @@ std::vector<ConsumedRecord> MySqlFixture::read_until(const std::string& topic_na
                                                      std::chrono::milliseconds timeout) {
   std::vector<ConsumedRecord> records;
   wait_until([&] {
+    if (partition_count(bootstrap, topic_name) <= 0) return false;  // not created yet
     records = consume_all(bootstrap, topic_name);
     return records.size() >= count;
   }, timeout);

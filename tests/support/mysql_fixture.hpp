@@ -21,14 +21,15 @@ struct MySqlConfigOptions {
 };
 
 struct MySqlFixture {
-  MySqlFixture();
+  // `kafka` is the broker the daemon and the consumer use.
+  explicit MySqlFixture(std::string kafka = real_kafka_bootstrap());
   ~MySqlFixture();  // kills a daemon still running, drops the fixture's tables
   MySqlFixture(const MySqlFixture&) = delete;
   MySqlFixture& operator=(const MySqlFixture&) = delete;
 
   MySqlTarget db = real_mysql();      // what the daemon connects as
   MySqlTarget root = real_mysql(true);
-  std::string bootstrap = real_kafka_bootstrap();
+  std::string bootstrap;
   DaemonRunner daemon{bootstrap, GeneratorSettings{}};
   std::string suffix;  // unique to this fixture: the tail of table() names
   std::vector<std::string> created;  // tables to drop at the end

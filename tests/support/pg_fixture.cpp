@@ -15,7 +15,8 @@ namespace tidemark::test {
 
 using namespace std::chrono_literals;
 
-PgFixture::PgFixture(PgTarget target, PgTarget admin_target) : pg(std::move(target)), admin(std::move(admin_target)) {
+PgFixture::PgFixture(PgTarget target, PgTarget admin_target, std::string kafka)
+    : pg(std::move(target)), admin(std::move(admin_target)), bootstrap(std::move(kafka)) {
   suffix = daemon.name().substr(3);  // after "it-"
   for (char& c : suffix)
     if (c == '-') c = '_';
@@ -58,6 +59,7 @@ std::vector<ConsumedRecord> PgFixture::read_until(const std::string& bootstrap_s
                                                   size_t count, std::chrono::milliseconds timeout) {
   std::vector<ConsumedRecord> records;
   wait_until([&] {
+    if (partition_count(bootstrap_servers, topic_name) <= 0) return false;  // not created yet
     records = consume_all(bootstrap_servers, topic_name);
     return records.size() >= count;
   }, timeout);

@@ -26,7 +26,9 @@ struct PgConfigOptions {
 
 struct PgFixture {
   // `target` is the daemon's account, `admin` a superuser of the same server (cleanup, walsender lookups).
-  explicit PgFixture(PgTarget target = real_postgres(), PgTarget admin_target = real_postgres(true));
+  // `kafka` is the broker the daemon and the consumer use.
+  explicit PgFixture(PgTarget target = real_postgres(), PgTarget admin_target = real_postgres(true),
+                     std::string kafka = real_kafka_bootstrap());
   // Kills a daemon still running, waits for its slot to be released and drops the slot.
   ~PgFixture();
   PgFixture(const PgFixture&) = delete;
@@ -34,7 +36,7 @@ struct PgFixture {
 
   PgTarget pg;     // what the daemon connects as (a test may change user/password before write_config)
   PgTarget admin;  // superuser
-  std::string bootstrap = real_kafka_bootstrap();
+  std::string bootstrap;
   DaemonRunner daemon{bootstrap, GeneratorSettings{}};
   std::string suffix;  // unique to this fixture: the tail of table() names, slot and publication
   std::string slot;    // the slot's and the publication's name
