@@ -53,6 +53,27 @@ struct SourceConfig {
   MySqlSourceConfig mysql;
 };
 
+// What a topic the sink creates gets (partitions or replication factor -1: the broker's default).
+struct TopicSpec {
+  int64_t partitions = -1;
+  int64_t replication_factor = -1;
+  std::map<std::string, std::string> config;  // topic configs, e.g. cleanup.policy: compact
+};
+
+// Topics whose name fully matches `include` (and not `exclude`) are created with `spec`; the spec's
+// -1 values and missing configs fall back to the default's. Groups are tried in order, first match wins.
+struct TopicCreationGroup {
+  std::string include;
+  std::string exclude;  // empty: nothing excluded
+  TopicSpec spec;
+};
+
+struct TopicCreationConfig {
+  bool enabled = false;
+  TopicSpec defaults;
+  std::vector<TopicCreationGroup> groups;
+};
+
 struct KafkaSinkConfig {
   std::string bootstrap_servers;
   std::string topic_prefix;    // defaults to `name`
@@ -62,6 +83,7 @@ struct KafkaSinkConfig {
   int64_t connect_timeout_ms = 0;
   int64_t flush_timeout_ms = 0;
   int64_t topic_creation_wait_ms = 0;
+  TopicCreationConfig topic_creation;
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
 };
 

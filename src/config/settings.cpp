@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <regex>
 
 #include "config/source_kinds.hpp"
 
@@ -68,6 +69,57 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::map<std::string,
   return std::nullopt;
 }
 
+// -1 (the broker decides) or a value in [lo, hi].
+Validator<int64_t> minus_one_or(int64_t lo, int64_t hi) {
+  return [lo, hi](const int64_t& v) -> Error {
+    if (v != -1 && (v < lo || v > hi))
+      return "must be -1 (the broker's default) or between " + std::to_string(lo) + " and " + std::to_string(hi) + ", found " + std::to_string(v);
+    return std::nullopt;
+  };
+}
+
+// A list of topic creation groups: each a map of include, exclude, partitions, replication_factor, config.
+Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TopicCreationGroup>& out) {
+  if (!node.IsSequence()) return std::string("expected a list of groups (maps with include, partitions, replication_factor, config)");
+  out.clear();
+  for (const auto& item : node) {
+    const std::string where = "group at line " + std::to_string(item.Mark().line + 1) + ": ";
+    if (!item.IsMap()) return where + "expected a map";
+    TopicCreationGroup group;
+    for (const auto& field : item) {
+      const std::string key = field.first.Scalar();
+      Error e;
+      if (key == "include") {
+        e = read_scalar(field.second, env, group.include);
+      } else if (key == "exclude") {
+        e = read_scalar(field.second, env, group.exclude);
+      } else if (key == "partitions") {
+        e = decode(field.second, env, group.spec.partitions);
+        if (!e) e = minus_one_or(1, 100000)(group.spec.partitions);
+      } else if (key == "replication_factor") {
+        e = decode(field.second, env, group.spec.replication_factor);
+        if (!e) e = minus_one_or(1, 1000)(group.spec.replication_factor);
+      } else if (key == "config") {
+        e = decode(field.second, env, group.spec.config);
+      } else {
+        e = "unknown key (a group has include, exclude, partitions, replication_factor, config)";
+      }
+      if (e) return where + key + ": " + *e;
+    }
+    if (group.include.empty()) return where + "include: required (a regular expression over topic names)";
+    for (const auto* pattern : {&group.include, &group.exclude}) {
+      if (pattern->empty()) continue;
+      try {
+        std::regex check(*pattern);
+      } catch (const std::regex_error& error) {
+        return where + "'" + *pattern + "' is not a regular expression: " + error.what();
+      }
+    }
+    out.push_back(std::move(group));
+  }
+  return std::nullopt;
+}
+
 std::string render_value(const std::string& v) { return v; }
 std::string render_value(int64_t v) { return std::to_string(v); }
 std::string render_value(bool v) { return v ? "true" : "false"; }
@@ -84,6 +136,17 @@ std::string render_value(const std::map<std::string, std::string>& v) {
     first = false;
   }
   return out + "}";
+}
+
+std::string render_value(const std::vector<TopicCreationGroup>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& g = v[i];
+    out += (i ? ", " : "") + std::string("{include: ") + g.include + (g.exclude.empty() ? "" : ", exclude: " + g.exclude) +
+           ", partitions: " + std::to_string(g.spec.partitions) +
+           ", replication_factor: " + std::to_string(g.spec.replication_factor) + ", config: " + render_value(g.spec.config) + "}";
+  }
+  return out + "]";
 }
 
 template <typename T>
@@ -112,6 +175,7 @@ SettingType type_of() {
   if constexpr (std::is_same_v<T, bool>) return SettingType::Boolean;
   if constexpr (std::is_same_v<T, std::vector<std::string>>) return SettingType::StringList;
   if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return SettingType::StringMap;
+  if constexpr (std::is_same_v<T, std::vector<TopicCreationGroup>>) return SettingType::MapList;
 }
 
 // A property<T>: binds a key path to a field of Config through `access`.
@@ -341,6 +405,25 @@ std::vector<Setting> build_table() {
       "(auto.create.topics.enable, the broker's default) before that is a fatal error; a broker that says it does not "
       "create topics is a fatal error at once. 0: a missing topic is fatal at once.")
       .byDefault(30000).validate(in_range(0, 600000)),
+    property<bool>("sink.kafka.topic_creation.enabled", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.enabled; },
+      "Create a missing topic through the Admin API (as Kafka Connect's topic.creation.*) before its first record, "
+      "with the partitions, replication factor and configs below; existing topics are left alone. The producer then "
+      "never lets a broker auto-create a topic with the broker's defaults.")
+      .byDefault(false),
+    property<int64_t>("sink.kafka.topic_creation.partitions", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.defaults.partitions; },
+      "Partitions of a created topic; -1: the broker's num.partitions.")
+      .byDefault(-1).validate(minus_one_or(1, 100000)),
+    property<int64_t>("sink.kafka.topic_creation.replication_factor", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.defaults.replication_factor; },
+      "Replication factor of a created topic; -1: the broker's default.replication.factor.")
+      .byDefault(-1).validate(minus_one_or(1, 1000)),
+    property<std::map<std::string, std::string>>("sink.kafka.topic_creation.config", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.defaults.config; },
+      "Topic configs of a created topic, e.g. cleanup.policy: compact, retention.ms: 604800000.")
+      .byDefault({}),
+    property<std::vector<TopicCreationGroup>>("sink.kafka.topic_creation.groups", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.groups; },
+      "Topics with their own settings: a list of maps with include (a regular expression the whole topic name matches), "
+      "exclude (optional), partitions, replication_factor and config; the first group that matches wins, and what a "
+      "group leaves out comes from the settings above (its config is merged over theirs).")
+      .byDefault({}),
     property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
       "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Credentials (keys containing 'password' or 'secret', ssl.key.pem, sasl.oauthbearer.config) are never logged.")
       .byDefault({}).validate(kafka_properties),

@@ -15,7 +15,7 @@
 
 namespace tidemark {
 
-enum class SettingType { String, Integer, Boolean, Choice, StringList, StringMap };
+enum class SettingType { String, Integer, Boolean, Choice, StringList, StringMap, MapList };
 
 struct Setting {
   std::string path;  // dotted key path, e.g. "sink.kafka.bootstrap_servers"

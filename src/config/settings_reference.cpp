@@ -17,6 +17,7 @@ std::string type_name(const Setting& s) {
     }
     case SettingType::StringList: return "list of strings";
     case SettingType::StringMap: return "map of strings";
+    case SettingType::MapList: return "list of maps";
   }
   return "?";
 }

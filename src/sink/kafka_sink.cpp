@@ -32,6 +32,9 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
     set_property(conf, "client.id", client_id);
     set_property(conf, "queue.buffering.max.kbytes", "32768");  // bounds the producer's memory
     set_property(conf, "linger.ms", "5");
+    // A sink that creates its topics must not let a broker create them first with the broker's defaults
+    // (a producer's metadata request does that on a broker with auto.create.topics.enable).
+    if (config.topic_creation.enabled) set_property(conf, "allow.auto.create.topics", "false");
     for (const auto& [key, value] : config.properties) set_property(conf, key, value);
     // Pinned: these make delivery ordered and acknowledged (the config validator refuses overrides).
     set_property(conf, "bootstrap.servers", config.bootstrap_servers);
@@ -86,7 +89,8 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
   // Ask once whether the topic exists, so that a missing topic is one clear error now rather than a
   // delivery timeout minutes later. When the brokers cannot be asked, delivery reports decide.
   TopicLookup lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
-  if (lookup.state == TopicState::Missing) lookup = wait_for_creation(topic, name);
+  if (lookup.state == TopicState::Missing)
+    lookup = config_.topic_creation.enabled ? create_and_await(topic, name) : wait_for_creation(topic, name);
   switch (lookup.state) {
     case TopicState::Exists:
       break;
@@ -120,7 +124,37 @@ TopicLookup KafkaSink::wait_for_creation(rd_kafka_topic_t* topic, const std::str
   spdlog::info("topic {} does not exist yet; waiting up to {} ms (sink.kafka.topic_creation_wait_ms) for the brokers to "
                "create it{}",
                name, wait.count(), brokers == AutoCreation::On ? " (auto.create.topics.enable=true)" : "");
+  return await_topic(topic, name, wait);
+}
+
+TopicLookup KafkaSink::create_and_await(rd_kafka_topic_t* topic, const std::string& name) {
+  const TopicSpec spec = topic_spec_for(config_.topic_creation, name);
+  const auto timeout = std::max(kTopicCheckTimeout, std::chrono::milliseconds(config_.topic_creation_wait_ms));
+  std::string configs;
+  for (const auto& [key, value] : spec.config) configs += (configs.empty() ? "" : ", ") + key + "=" + value;
+  const auto failure = create_topic(producer_, name, spec, timeout);
+  if (failure) {
+    std::string fix = "create it yourself (kafka-topics.sh --create --topic " + name +
+                      ") or change sink.kafka.topic_creation";
+    if (failure->error == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        failure->error == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
+      fix = "grant the producer's principal CREATE on the topic (kafka-acls.sh --add --operation Create --topic " + name +
+            "), " + fix;
+    set_fatal("cannot create topic " + name + " (sink.kafka.topic_creation: partitions " + std::to_string(spec.partitions) +
+              ", replication_factor " + std::to_string(spec.replication_factor) + (configs.empty() ? "" : ", config " + configs) +
+              "): " + rd_kafka_err2name(failure->error) + ": " + failure->message + "; " + fix);
+    return {TopicState::Missing, failure->error};
+  }
+  spdlog::info("created topic {} (partitions {}, replication factor {}{})", name,
+               spec.partitions == -1 ? std::string("the broker's default") : std::to_string(spec.partitions),
+               spec.replication_factor == -1 ? std::string("the broker's default") : std::to_string(spec.replication_factor),
+               configs.empty() ? "" : ", " + configs);
+  return await_topic(topic, name, timeout);  // a created topic's leaders are elected within moments
+}
+
+TopicLookup KafkaSink::await_topic(rd_kafka_topic_t* topic, const std::string& name, std::chrono::milliseconds wait) {
   const auto began = std::chrono::steady_clock::now();
+  TopicLookup lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
   waiting_for_room_ = true;  // waiting on Kafka, not stuck: the watchdog stays quiet
   while (lookup.state == TopicState::Missing && std::chrono::steady_clock::now() - began < wait && !aborted_) {
     rd_kafka_poll(producer_, static_cast<int>(kTopicCreationPoll.count()));  // other topics' deliveries go on
@@ -129,10 +163,10 @@ TopicLookup KafkaSink::wait_for_creation(rd_kafka_topic_t* topic, const std::str
   waiting_for_room_ = false;
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
   if (lookup.state == TopicState::Exists)
-    spdlog::info("topic {} was created by the brokers after {} ms", name, waited.count());
+    spdlog::info("topic {} is there after {} ms", name, waited.count());
   else if (lookup.state == TopicState::Missing)
-    set_fatal("the brokers did not create topic " + name + " within sink.kafka.topic_creation_wait_ms (" +
-              std::to_string(wait.count()) + " ms): " + explain_kafka_error(lookup.error, name, config_.bootstrap_servers));
+    set_fatal("topic " + name + " did not appear within sink.kafka.topic_creation_wait_ms (" + std::to_string(wait.count()) +
+              " ms): " + explain_kafka_error(lookup.error, name, config_.bootstrap_servers));
   return lookup;
 }
 

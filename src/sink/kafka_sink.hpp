@@ -44,6 +44,10 @@ class KafkaSink final : public MessageSink {
   // metadata request, so wait (bounded by sink.kafka.topic_creation_wait_ms) until it appears; at once
   // fatal when the broker says it does not create topics.
   TopicLookup wait_for_creation(rd_kafka_topic_t* topic, const std::string& name);
+  // sink.kafka.topic_creation: CreateTopics with the topic's spec, then wait until metadata shows it.
+  TopicLookup create_and_await(rd_kafka_topic_t* topic, const std::string& name);
+  // Polls metadata until the topic exists, for `wait` at most.
+  TopicLookup await_topic(rd_kafka_topic_t* topic, const std::string& name, std::chrono::milliseconds wait);
 
   KafkaSinkConfig config_;
   PositionTracker& tracker_;

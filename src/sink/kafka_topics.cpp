@@ -1,6 +1,7 @@
 #include "sink/kafka_topics.hpp"
 
 #include <memory>
+#include <regex>
 #include <string>
 
 namespace tidemark {
@@ -16,6 +17,7 @@ using Queue = std::unique_ptr<rd_kafka_queue_t, Deleter<rd_kafka_queue_t, rd_kaf
 using Options = std::unique_ptr<rd_kafka_AdminOptions_t, Deleter<rd_kafka_AdminOptions_t, rd_kafka_AdminOptions_destroy>>;
 using Resource = std::unique_ptr<rd_kafka_ConfigResource_t, Deleter<rd_kafka_ConfigResource_t, rd_kafka_ConfigResource_destroy>>;
 using Event = std::unique_ptr<rd_kafka_event_t, Deleter<rd_kafka_event_t, rd_kafka_event_destroy>>;
+using NewTopic = std::unique_ptr<rd_kafka_NewTopic_t, Deleter<rd_kafka_NewTopic_t, rd_kafka_NewTopic_destroy>>;
 
 }  // namespace
 
@@ -72,6 +74,52 @@ AutoCreation broker_auto_creation(rd_kafka_t* producer, std::chrono::millisecond
     return std::string(value) == "true" ? AutoCreation::On : AutoCreation::Off;
   }
   return AutoCreation::Unknown;
+}
+
+TopicSpec topic_spec_for(const TopicCreationConfig& creation, const std::string& topic) {
+  for (const auto& group : creation.groups) {
+    if (!std::regex_match(topic, std::regex(group.include))) continue;
+    if (!group.exclude.empty() && std::regex_match(topic, std::regex(group.exclude))) continue;
+    TopicSpec spec = creation.defaults;
+    if (group.spec.partitions != -1) spec.partitions = group.spec.partitions;
+    if (group.spec.replication_factor != -1) spec.replication_factor = group.spec.replication_factor;
+    for (const auto& [key, value] : group.spec.config) spec.config[key] = value;
+    return spec;
+  }
+  return creation.defaults;
+}
+
+std::optional<TopicCreationFailure> create_topic(rd_kafka_t* producer, const std::string& topic, const TopicSpec& spec,
+                                                 std::chrono::milliseconds timeout) {
+  char err[512];
+  const NewTopic new_topic(rd_kafka_NewTopic_new(topic.c_str(), static_cast<int>(spec.partitions),
+                                                 static_cast<int>(spec.replication_factor), err, sizeof err));
+  if (!new_topic) return TopicCreationFailure{RD_KAFKA_RESP_ERR__INVALID_ARG, err};
+  for (const auto& [key, value] : spec.config) {
+    if (rd_kafka_NewTopic_set_config(new_topic.get(), key.c_str(), value.c_str()) != RD_KAFKA_RESP_ERR_NO_ERROR)
+      return TopicCreationFailure{RD_KAFKA_RESP_ERR__INVALID_ARG, "config " + key + " cannot be set"};
+  }
+  const Options options(rd_kafka_AdminOptions_new(producer, RD_KAFKA_ADMIN_OP_CREATETOPICS));
+  if (rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err, sizeof err) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR ||
+      rd_kafka_AdminOptions_set_operation_timeout(options.get(), static_cast<int>(timeout.count()), err, sizeof err) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR)
+    return TopicCreationFailure{RD_KAFKA_RESP_ERR__INVALID_ARG, err};
+  const Queue queue(rd_kafka_queue_new(producer));
+  rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
+  rd_kafka_CreateTopics(producer, topics, 1, options.get(), queue.get());
+  const Event event(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
+  if (!event) return TopicCreationFailure{RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer to CreateTopics"};
+  if (rd_kafka_event_error(event.get()) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return TopicCreationFailure{rd_kafka_event_error(event.get()), rd_kafka_event_error_string(event.get())};
+  const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
+  size_t count = 0;
+  const rd_kafka_topic_result_t** results = result ? rd_kafka_CreateTopics_result_topics(result, &count) : nullptr;
+  if (count != 1) return TopicCreationFailure{RD_KAFKA_RESP_ERR__BAD_MSG, "CreateTopics answered for no topic"};
+  const rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[0]);
+  if (code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) return std::nullopt;
+  const char* message = rd_kafka_topic_result_error_string(results[0]);
+  return TopicCreationFailure{code, message ? message : rd_kafka_err2str(code)};
 }
 
 }  // namespace tidemark

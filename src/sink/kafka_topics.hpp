@@ -4,9 +4,12 @@
 // with auto.create.topics.enable creates it) rather than a delivery timeout minutes later.
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include <librdkafka/rdkafka.h>
+
+#include "config/config.hpp"
 
 namespace tidemark {
 
@@ -31,5 +34,18 @@ enum class AutoCreation { On, Off, Unknown };
 // auto.create.topics.enable of one broker (DescribeConfigs); Unknown when it cannot be read (no DESCRIBE_CONFIGS
 // permission, a broker that names it differently).
 AutoCreation broker_auto_creation(rd_kafka_t* producer, std::chrono::milliseconds timeout);
+
+// What sink.kafka.topic_creation gives `topic`: the first group whose include matches the whole name (and
+// whose exclude does not), its unset parts filled from the defaults; the defaults when no group matches.
+TopicSpec topic_spec_for(const TopicCreationConfig& creation, const std::string& topic);
+
+// CreateTopics for one topic. nullopt when it was created or already exists; otherwise the brokers' error
+// (code name and message) for the caller to explain.
+struct TopicCreationFailure {
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::string message;
+};
+std::optional<TopicCreationFailure> create_topic(rd_kafka_t* producer, const std::string& topic, const TopicSpec& spec,
+                                                 std::chrono::milliseconds timeout);
 
 }  // namespace tidemark

@@ -2,6 +2,9 @@
 // 10.11, the real tidemark binary, real Kafka brokers):
 // - a broker with the stock auto.create.topics.enable=true (a throwaway one: the shared broker has it off):
 //   the first start and a table whose first change comes later both wait for the topic the broker creates;
+// - sink.kafka.topic_creation on that broker: missing topics are created through the Admin API with the
+//   partitions and configs of their group (never first auto-created with the broker's defaults), and a
+//   topic that exists is left alone;
 // - the shared broker with auto-creation off: a table whose first change comes later is one clear fatal
 //   error that names the fix, and nothing is lost: after the topic is created, a restart delivers it.
 
@@ -63,9 +66,51 @@ TEST_P(KafkaTopics, OnAStockBrokerTheFirstStartAndALaterTableWaitForTheTopicsItC
   const std::string err = db->daemon().stderr_text();
   for (const auto& t : {first, later}) {
     EXPECT_NE(err.find("topic " + db->topic_of(t) + " does not exist yet; waiting up to 30000 ms"), std::string::npos) << err;
-    EXPECT_NE(err.find("topic " + db->topic_of(t) + " was created by the brokers after"), std::string::npos) << err;
+    EXPECT_NE(err.find("topic " + db->topic_of(t) + " is there after"), std::string::npos) << err;
   }
   EXPECT_EQ(partition_count(stock.bootstrap(), db->topic_of(later)), 3) << "the broker's num.partitions";
+}
+
+TEST_P(KafkaTopics, TopicCreationGivesEachMissingTopicItsGroupsSettingsAndLeavesExistingOnesAlone) {
+  ThrowawayKafka stock(/*auto_create_topics=*/true);  // it would create topics with 3 partitions, uncompacted
+  const auto db = make_database(GetParam(), stock.bootstrap());
+  const std::string plain = db->name("plain");
+  const std::string events = db->name("events");
+  const std::string existing = db->name("existing");
+  db->create_table(existing, "id INT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(40)");  // and its 1-partition topic
+  db->create_topics = false;
+  db->create_table(plain, "id INT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(40)");
+  db->create_table(events, "id INT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(40)");
+  db->fill(plain, 2);
+  db->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + stock.bootstrap() +
+                       "\n    topic_creation:\n      enabled: true\n      partitions: 2\n      config:\n"
+                       "        cleanup.policy: compact\n      groups:\n"
+                       "        - include: '.*\\.events_.*'\n          partitions: 5\n          config:\n"
+                       "            retention.ms: '3600000'\n";
+  db->write_config({plain, events, existing}, "snapshot:\n  initial: when_needed\n");
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+  db->exec("INSERT INTO " + events + " VALUES (1, 0, 'e')");
+  db->exec("INSERT INTO " + existing + " VALUES (1, 0, 'x')");
+  ASSERT_EQ(ids(db->read_until(db->topic_of(plain), 2)), (std::vector<int64_t>{1, 2})) << db->daemon().stderr_text();
+  ASSERT_EQ(ids(db->read_until(db->topic_of(events), 1)), (std::vector<int64_t>{1})) << db->daemon().stderr_text();
+  ASSERT_EQ(ids(db->read_until(db->topic_of(existing), 1)), (std::vector<int64_t>{1})) << db->daemon().stderr_text();
+
+  EXPECT_EQ(partition_count(stock.bootstrap(), db->topic_of(plain)), 2) << db->daemon().stderr_text();
+  auto configs = topic_configs(stock.bootstrap(), db->topic_of(plain));
+  EXPECT_EQ(configs["cleanup.policy"], "compact");
+  EXPECT_EQ(partition_count(stock.bootstrap(), db->topic_of(events)), 5) << "its group's partitions";
+  configs = topic_configs(stock.bootstrap(), db->topic_of(events));
+  EXPECT_EQ(configs["cleanup.policy"], "compact") << "the default's config, under the group's";
+  EXPECT_EQ(configs["retention.ms"], "3600000");
+  EXPECT_EQ(partition_count(stock.bootstrap(), db->topic_of(existing)), 1) << "an existing topic is left alone";
+  EXPECT_NE(topic_configs(stock.bootstrap(), db->topic_of(existing))["cleanup.policy"], "compact");
+
+  const std::string err = db->daemon().stderr_text();
+  EXPECT_NE(err.find("created topic " + db->topic_of(events) + " (partitions 5, replication factor the broker's default, "
+                     "cleanup.policy=compact, retention.ms=3600000)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("created topic " + db->topic_of(existing)), std::string::npos) << err;
 }
 
 TEST_P(KafkaTopics, WithAutoCreationOffALaterTableIsOneClearErrorAndLosesNothing) {

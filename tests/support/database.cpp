@@ -85,7 +85,7 @@ class Postgres final : public Database {
   }
   void write_config(const std::vector<std::string>& tables, const std::string& snapshot_yaml,
                     const std::string& extra_yaml) override {
-    f_.write_config(tables, PgConfigOptions{.extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
+    f_.write_config(tables, PgConfigOptions{.sink_yaml = sink_yaml, .extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
   }
   bool start() override { return f_.start_and_wait_for_slot(); }
   void exec(const std::string& sql) override { pg_exec(f_.pg, sql); }
@@ -148,7 +148,7 @@ class MariaDb final : public Database {
   }
   void write_config(const std::vector<std::string>& tables, const std::string& snapshot_yaml,
                     const std::string& extra_yaml) override {
-    f_.write_config(tables, MySqlConfigOptions{.extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
+    f_.write_config(tables, MySqlConfigOptions{.sink_yaml = sink_yaml, .extra_yaml = extra_yaml, .snapshot_yaml = snapshot_yaml});
   }
   bool start() override { return f_.start_and_wait_until_streaming(); }
   void exec(const std::string& sql) override { mysql_exec(f_.db, sql); }

@@ -66,6 +66,8 @@ class Database {
   int restart_server();
 
   bool create_topics = true;
+  // The daemon's sink section as write_config writes it; empty: Kafka at bootstrap() with the defaults.
+  std::string sink_yaml;
 
   // The signal table signal() writes to (a test may give its pipeline its own: snapshot.signal_table).
   std::string signal_table = "tidemark_signal";

@@ -107,6 +107,32 @@ int partition_count(const std::string& bootstrap, const std::string& topic) {
   return count;
 }
 
+std::map<std::string, std::string> topic_configs(const std::string& bootstrap, const std::string& topic) {
+  KafkaHandle rk = make_client(RD_KAFKA_PRODUCER, bootstrap, false);
+  rd_kafka_ConfigResource_t* resource = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk.get());
+  rd_kafka_DescribeConfigs(rk.get(), &resource, 1, nullptr, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, 30000);
+  std::map<std::string, std::string> out;
+  if (event && !rd_kafka_event_error(event)) {
+    const rd_kafka_DescribeConfigs_result_t* result = rd_kafka_event_DescribeConfigs_result(event);
+    size_t count = 0;
+    const rd_kafka_ConfigResource_t** described = rd_kafka_DescribeConfigs_result_resources(result, &count);
+    if (count == 1 && rd_kafka_ConfigResource_error(described[0]) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      size_t entries = 0;
+      const rd_kafka_ConfigEntry_t** configs = rd_kafka_ConfigResource_configs(described[0], &entries);
+      for (size_t i = 0; i < entries; ++i) {
+        const char* value = rd_kafka_ConfigEntry_value(configs[i]);
+        out[rd_kafka_ConfigEntry_name(configs[i])] = value ? value : "";
+      }
+    }
+  }
+  if (event) rd_kafka_event_destroy(event);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_ConfigResource_destroy(resource);
+  return out;
+}
+
 std::vector<ConsumedRecord> consume_all(const std::string& bootstrap, const std::string& topic,
                                         std::chrono::milliseconds timeout) {
   const int partitions = partition_count(bootstrap, topic);
@@ -118,7 +144,15 @@ std::vector<ConsumedRecord> consume_all(const std::string& bootstrap, const std:
   int remaining = 0;
   for (int p = 0; p < partitions; ++p) {
     int64_t lo = 0, hi = 0;
-    const rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), p, &lo, &hi, 10000);
+    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), p, &lo, &hi, 10000);
+    // A topic created a moment ago may still be moving its leaders.
+    for (int retry = 0; retry < 50 && (e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+                                       e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+                                       e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+         ++retry) {
+      usleep(100'000);
+      e = rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), p, &lo, &hi, 10000);
+    }
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR) throw std::runtime_error(std::string("watermarks: ") + rd_kafka_err2str(e));
     high[static_cast<size_t>(p)] = hi;
     if (hi > lo) {

@@ -41,6 +41,10 @@ std::map<std::string, std::vector<ConsumedRecord>> records_by_key(const std::vec
 // Number of partitions of an existing topic.
 int partition_count(const std::string& bootstrap, const std::string& topic);
 
+// The configs of a topic as the brokers describe them (DescribeConfigs), defaults included; empty when the
+// topic cannot be described.
+std::map<std::string, std::string> topic_configs(const std::string& bootstrap, const std::string& topic);
+
 // Java's default partitioner for keyed records: toPositive(murmur2(key)) % partitions, written from the
 // Kafka documentation's algorithm, to check that keys land where Java clients put them.
 int32_t java_partition_for_key(const std::string& key, int32_t partitions);

@@ -18,6 +18,7 @@
 #include "config/config_loader.hpp"
 #include "config/env_substitution.hpp"
 #include "config/settings.hpp"
+#include "sink/kafka_topics.hpp"  // topic_spec_for: how the loaded groups are applied
 
 namespace tidemark {
 namespace {
@@ -662,6 +663,64 @@ TEST(Config, CopyingTheReloadableSettingsMovesThemAndOnlyThem) {
   for (const Setting& s : settings()) {
     const Config& expected = s.reloadable ? after.config : before.config;
     EXPECT_EQ(s.render(live), s.render(expected)) << s.path;
+  }
+}
+
+TEST(Config, TopicCreationGroupsLoadAndEachBadGroupNamesItsLine) {
+  const auto r = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\n"
+      "    topic_creation:\n"                       // 8
+      "      enabled: true\n"                       // 9
+      "      partitions: 6\n"                       // 10
+      "      config:\n"                             // 11
+      "        cleanup.policy: compact\n"           // 12
+      "      groups:\n"                             // 13
+      "        - include: 'shop\\..*\\.orders'\n"   // 14
+      "          exclude: 'shop\\.tmp\\..*'\n"      // 15
+      "          partitions: 12\n"                  // 16
+      "          config:\n"                         // 17
+      "            retention.ms: '86400000'\n");    // 18
+  ASSERT_TRUE(r.ok()) << format_errors(r.errors);
+  const auto& creation = r.config.sink.kafka.topic_creation;
+  EXPECT_TRUE(creation.enabled);
+  ASSERT_EQ(creation.groups.size(), 1u);
+  EXPECT_EQ(creation.groups[0].include, "shop\\..*\\.orders");
+  EXPECT_EQ(creation.groups[0].spec.partitions, 12);
+  EXPECT_EQ(creation.groups[0].spec.replication_factor, -1);
+
+  // The group's settings over the defaults; a name outside every group gets the defaults.
+  const TopicSpec orders = topic_spec_for(creation, "shop.public.orders");
+  EXPECT_EQ(orders.partitions, 12);
+  EXPECT_EQ(orders.config, (std::map<std::string, std::string>{{"cleanup.policy", "compact"}, {"retention.ms", "86400000"}}));
+  EXPECT_EQ(topic_spec_for(creation, "shop.public.orders_archive").partitions, 6) << "include matches the whole name";
+  EXPECT_EQ(topic_spec_for(creation, "shop.tmp.orders").partitions, 6) << "excluded";
+  EXPECT_EQ(topic_spec_for(creation, "shop.public.customers").config.size(), 1u);
+
+  const auto bad = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\n"
+      "    topic_creation:\n"          // 8
+      "      partitions: 0\n"          // 9
+      "      groups:\n"                // 10
+      "        - partitions: 3\n");    // 11 no include
+  EXPECT_EQ(key_lines(bad), (std::set<KeyLine>{{"sink.kafka.topic_creation.partitions", 9},
+                                               {"sink.kafka.topic_creation.groups", 11}}))
+      << format_errors(bad.errors);
+  EXPECT_NE(error_for(bad, "sink.kafka.topic_creation.partitions")->message.find("must be -1 (the broker's default) or between 1"),
+            std::string::npos);
+  EXPECT_NE(error_for(bad, "sink.kafka.topic_creation.groups")->message.find("group at line 11: include: required"),
+            std::string::npos)
+      << error_for(bad, "sink.kafka.topic_creation.groups")->message;
+
+  for (const auto& [group, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"        - include: '(unclosed'\n", "is not a regular expression"},
+           {"        - include: x\n          partitons: 3\n", "partitons: unknown key"},
+           {"        - include: x\n          replication_factor: -2\n", "replication_factor: must be -1"},
+       }) {
+    const auto r2 = load("name: shop\nsource:\n  type: generator\nsink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\n"
+                         "    topic_creation:\n      groups:\n" + group);
+    const ConfigError* e = error_for(r2, "sink.kafka.topic_creation.groups");
+    ASSERT_NE(e, nullptr) << group;
+    EXPECT_NE(e->message.find(expected), std::string::npos) << e->message;
   }
 }
 
