@@ -9,7 +9,7 @@ TIDEMARK_APT_PACKAGES=(
     postgresql postgresql-contrib libpq-dev
     librdkafka-dev kcat
     libspdlog-dev libfmt-dev libyaml-cpp-dev libgtest-dev libgmock-dev
-    nlohmann-json3-dev libcli11-dev libsystemd-dev libbenchmark-dev
+    nlohmann-json3-dev libcli11-dev libsystemd-dev libbenchmark-dev prometheus-cpp-dev libcpp-httplib-dev
     cmake g++ pkg-config ninja-build clang-14 libclang-rt-14-dev
     maven openjdk-17-jre-headless
     python3 ca-certificates

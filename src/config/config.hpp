@@ -118,6 +118,12 @@ struct SnapshotConfig {
   std::map<std::string, std::string> surrogate_keys;  // "schema.table" -> "col1,col2" for tables without a primary key
 };
 
+// The metrics, health and status endpoints.
+struct HttpConfig {
+  std::string listen;  // host:port; empty: no endpoints
+  int64_t ready_max_lag_ms = 0;
+};
+
 struct Config {
   std::string name;
   std::string log_level;
@@ -126,6 +132,7 @@ struct Config {
   StateConfig state;
   QueueConfig queue;
   SnapshotConfig snapshot;
+  HttpConfig http;
 };
 
 }  // namespace tidemark

@@ -273,6 +273,19 @@ Error logical_name(const std::string& v) {
   return std::nullopt;
 }
 
+// host:port with a port in 1..65535 (IPv6 hosts in brackets), or empty.
+Error listen_address(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  const size_t colon = v.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : v.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : v.substr(colon + 1);
+  int64_t number = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (host.empty() || port.empty() || ec != std::errc{} || end != port.data() + port.size() || number < 1 || number > 65535)
+    return "'" + v + "' is not host:port (for example 127.0.0.1:9464)";
+  return std::nullopt;
+}
+
 // PostgreSQL's rule for replication slot names.
 Error slot_name(const std::string& v) {
   const bool ok = !v.empty() && v.size() <= 63 && std::all_of(v.begin(), v.end(), [](char c) {
@@ -439,6 +452,15 @@ std::vector<Setting> build_table() {
       "Bound of the queue between the source and the sink, in events.").byDefault(20000).validate(in_range(1, 10'000'000)),
     property<int64_t>("queue.max_bytes", [](Config& c) -> auto& { return c.queue.max_bytes; },
       "Bound of the queue between the source and the sink, in bytes.").byDefault(64LL << 20).validate(in_range(1 << 16, 1LL << 40)),
+
+    property<std::string>("http.listen", [](Config& c) -> auto& { return c.http.listen; },
+      "Address of the HTTP endpoints /metrics (Prometheus), /healthz, /readyz and /status, as host:port "
+      "(127.0.0.1:9464; 0.0.0.0:9464 for every interface: the endpoints have no authentication). Empty: none.")
+      .byDefault("").validate(listen_address).reloadable(),
+    property<int64_t>("http.ready_max_lag_ms", [](Config& c) -> auto& { return c.http.ready_max_lag_ms; },
+      "/readyz fails while the newest acknowledged transaction was committed in the source longer ago than "
+      "this when it was acknowledged (tidemark_behind_source_seconds). 0: lag does not count.")
+      .byDefault(0).validate(in_range(0, 86'400'000)).reloadable(),
 
     property<bool>("snapshot.enabled", [](Config& c) -> auto& { return c.snapshot.enabled; },
       "DBLog snapshots beside the log (postgres and mysql sources): needs the signal and watermark tables.").byDefault(true),

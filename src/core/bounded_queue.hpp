@@ -106,6 +106,11 @@ class BoundedQueue {
     return count_;
   }
 
+  size_t bytes() const {  // the approximate bytes of the items in the queue
+    const std::lock_guard lock(mutex_);
+    return bytes_;
+  }
+
  private:
   struct Entry {
     T item;

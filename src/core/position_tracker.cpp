@@ -7,10 +7,10 @@ namespace tidemark {
 
 PositionTracker::PositionTracker(std::optional<SourcePosition> start) { committed_.position = std::move(start); }
 
-Ticket PositionTracker::begin(std::optional<SourcePosition> resume_after) {
+Ticket PositionTracker::begin(std::optional<SourcePosition> resume_after, int64_t source_commit_ts_ms) {
   const std::lock_guard lock(mutex_);
   acknowledged_.push_back(false);
-  if (resume_after) positions_.emplace_back(next_ticket_, std::move(*resume_after));
+  if (resume_after) positions_.push_back(PendingPosition{next_ticket_, std::move(*resume_after), source_commit_ts_ms});
   return next_ticket_++;
 }
 
@@ -29,8 +29,9 @@ void PositionTracker::acknowledge(Ticket ticket) {
     ++first_ticket_;
   }
   bool moved = false;
-  while (!positions_.empty() && positions_.front().first < first_ticket_) {
-    committed_.position = std::move(positions_.front().second);
+  while (!positions_.empty() && positions_.front().ticket < first_ticket_) {
+    committed_.position = std::move(positions_.front().position);
+    if (observer_) observer_(positions_.front().source_commit_ts_ms);
     positions_.pop_front();
     moved = true;
   }

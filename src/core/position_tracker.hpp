@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -22,7 +23,12 @@ class PositionTracker {
 
   // Registers the next record in log order. `resume_after` is set when the record completes a transaction
   // (or is a checkpoint): once it and everything before it are acknowledged, that position is committed.
-  Ticket begin(std::optional<SourcePosition> resume_after);
+  // `source_commit_ts_ms` is that transaction's commit time in the source (0: unknown), for the observer.
+  Ticket begin(std::optional<SourcePosition> resume_after, int64_t source_commit_ts_ms = 0);
+
+  // Called (under the tracker's lock, so it must be quick) with the source commit time of every position
+  // that becomes committed. Set before any record is registered.
+  void set_commit_observer(std::function<void(int64_t source_commit_ts_ms)> observer) { observer_ = std::move(observer); }
 
   // Marks one record acknowledged by Kafka. Unknown or repeated tickets are a broken invariant.
   void acknowledge(Ticket ticket);
@@ -42,7 +48,13 @@ class PositionTracker {
   // 100k messages), so that acknowledging touches little memory. The few tickets that carry a resume
   // position (one per transaction) are kept beside, in ticket order.
   std::deque<bool> acknowledged_;
-  std::deque<std::pair<Ticket, SourcePosition>> positions_;
+  struct PendingPosition {
+    Ticket ticket;
+    SourcePosition position;
+    int64_t source_commit_ts_ms;
+  };
+  std::deque<PendingPosition> positions_;
+  std::function<void(int64_t)> observer_;
   Ticket first_ticket_ = 0;
   Ticket next_ticket_ = 0;
   Committed committed_;

@@ -11,7 +11,9 @@
 
 #include "config/config_loader.hpp"
 #include "config/settings.hpp"
+#include "core/pipeline_metrics.hpp"
 #include "core/position_tracker.hpp"
+#include "daemon/http_endpoints.hpp"
 #include "daemon/preflight.hpp"
 #include "daemon/publish_stage.hpp"
 #include "daemon/snapshot_stage.hpp"
@@ -55,7 +57,12 @@ void apply_log_level(const DaemonOptions& options, const Config& config) {
 // main thread waits for signals, persists the committed position and feeds the watchdog.
 class Pipeline {
  public:
-  Pipeline(const DaemonOptions& options, Config config) : options_(options), config_(std::move(config)) {}
+  Pipeline(const DaemonOptions& options, Config config)
+      : options_(options),
+        config_(std::move(config)),
+        metrics_(config_.name),
+        ready_max_lag_ms_(config_.http.ready_max_lag_ms),
+        http_(endpoint_handlers()) {}
 
   int run() {
     const sigset_t signals = handled_signals();
@@ -64,6 +71,11 @@ class Pipeline {
     std::signal(SIGPIPE, SIG_IGN);
 
     if (!start()) return kExitStartupError;
+    if (const auto error = http_.listen(config_.http.listen)) {
+      spdlog::error("{}", *error);
+      stop();
+      return kExitStartupError;
+    }
     notifier_.ready();
     spdlog::info("tidemark {} streaming: source {} -> sink {}", config_.name, config_.source.type, config_.sink.type);
 
@@ -77,6 +89,8 @@ class Pipeline {
         break;
       }
       if (sig == SIGHUP) reload();
+      main_beat_ns_ = Clock::now().time_since_epoch().count();
+      metrics_.sample(sample());
       if (const auto error = fatal_error()) {
         spdlog::error("stopping after a fatal error: {}", *error);
         exit_code = kExitFatal;
@@ -113,7 +127,9 @@ class Pipeline {
     spdlog::info("state {}: {}", config_.state.path,
                  start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
     tracker_ = std::move(checked.tracker);
+    tracker_->set_commit_observer([this](int64_t commit_ts_ms) { metrics_.observe_commit(commit_ts_ms); });
     sink_ = std::move(checked.sink);
+    sink_->attach_metrics(metrics_);
     source_ = std::move(checked.source);
     persister_.emplace(config_, *tracker_, *source_, std::move(extensions));
     if (checked.reader) {
@@ -123,11 +139,12 @@ class Pipeline {
                                                   tracker_->in_flight();
                                          });
       if (!snapshots_) return false;
+      snapshots_->merger().set_metrics(&metrics_);
     }
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
-    publisher_.emplace(publisher_options(config_), *sink_, *tracker_);
+    publisher_.emplace(publisher_options(config_), *sink_, *tracker_, &metrics_);
     publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *publisher_, *sink_,
                            std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
     publish_stage_->start();
@@ -136,6 +153,7 @@ class Pipeline {
       if (!outcome.ok) record_fatal(outcome.error);
     });
     if (snapshots_) snapshots_->start([this](const std::string& error) { record_fatal(error); });
+    running_ = true;
     return true;
   }
 
@@ -154,7 +172,85 @@ class Pipeline {
     return std::nullopt;
   }
 
-  bool persist() { return persister_->persist(); }
+  bool persist() {
+    const bool ok = persister_->persist();
+    if (ok) last_persisted_ns_ = Clock::now().time_since_epoch().count();
+    return ok;
+  }
+
+  // ---- what the metrics and the HTTP endpoints read (the endpoints call from their own threads) ----
+  bool running() const { return running_.load(); }
+
+  PipelineSample sample() const {
+    PipelineSample s;
+    s.queue_events = queue_->size();
+    s.queue_bytes = queue_->bytes();
+    s.records_in_flight = tracker_->in_flight();
+    s.source_connected = source_->connected();
+    s.source_reconnects = source_->reconnects();
+    s.state_file_age_seconds = seconds_since(last_persisted_ns_.load());
+    if (snapshots_) {
+      const snapshot::SnapshotState state = snapshots_->state();
+      s.snapshots = true;
+      s.snapshot_running = state.current.has_value();
+      s.snapshot_paused = state.paused;
+      s.snapshot_tables_done = state.tables_done;
+      s.snapshot_tables_queued = state.queue.size();
+      s.snapshot_last_error = state.last_error;
+    }
+    return s;
+  }
+
+  static double seconds_since(int64_t steady_ns) {
+    return std::chrono::duration<double>(Clock::now().time_since_epoch() - Clock::duration(steady_ns)).count();
+  }
+
+  HttpHandlers endpoint_handlers() {
+    HttpHandlers h;
+    h.metrics = [this] { return metrics_.text(); };
+    h.alive = [this] {
+      if (!running()) return false;
+      // The main loop ticks every 100 ms; the publisher beats while it makes progress or idles, and waits
+      // on Kafka's backpressure without beating (the watchdog's rule).
+      const bool main_loop = seconds_since(main_beat_ns_.load()) < 10;
+      const bool publisher = Clock::now() - publish_stage_->last_beat() < std::chrono::seconds(30) || sink_->waiting_for_room();
+      return main_loop && publisher;
+    };
+    h.not_ready = [this] {
+      std::vector<std::string> reasons;
+      if (!running()) return std::vector<std::string>{"the pipeline is starting or stopping"};
+      if (!source_->connected()) reasons.push_back("the source is not connected (retrying with backoff: see the log)");
+      if (auto error = sink_->fatal_error()) reasons.push_back("the sink failed: " + *error);
+      const int64_t bound = ready_max_lag_ms_.load();
+      const double behind = metrics_.behind_source_seconds();
+      if (bound > 0 && behind * 1000 > static_cast<double>(bound))
+        reasons.push_back("behind the source by " + std::to_string(std::llround(behind * 1000)) +
+                          " ms (http.ready_max_lag_ms " + std::to_string(bound) + ")");
+      return reasons;
+    };
+    h.status = [this] { return status_json(); };
+    return h;
+  }
+
+  nlohmann::json status_json() const {
+    if (!running()) return {{"pipeline", config_.name}, {"running", false}};
+    const auto committed = tracker_->committed();
+    const PipelineSample s = sample();
+    nlohmann::json out = {
+        {"pipeline", config_.name},
+        {"running", true},
+        {"position", committed.position ? nlohmann::json(committed.position->token) : nlohmann::json(nullptr)},
+        {"source", {{"type", config_.source.type}, {"connected", s.source_connected}, {"reconnects", s.source_reconnects}}},
+        {"sink", {{"type", config_.sink.type}, {"failed", sink_->fatal_error() ? nlohmann::json(*sink_->fatal_error()) : nlohmann::json(false)}}},
+        {"queue", {{"events", s.queue_events}, {"bytes", s.queue_bytes}}},
+        {"records_in_flight", s.records_in_flight},
+        {"behind_source_seconds", metrics_.behind_source_seconds()},
+        {"last_event_age_seconds", metrics_.last_event_age_seconds()},
+        {"state_file", {{"path", config_.state.path}, {"age_seconds", s.state_file_age_seconds}}},
+    };
+    out["snapshots"] = snapshots_ ? snapshot::to_json(snapshots_->state()) : nlohmann::json(nullptr);
+    return out;
+  }
 
   void reload() {
     notifier_.reloading();
@@ -182,11 +278,14 @@ class Pipeline {
     if (snapshots_) snapshots_->reconfigure(config_);
     apply_log_level(options_, config_);
     source_->reconfigure(config_);
+    ready_max_lag_ms_ = config_.http.ready_max_lag_ms;
+    if (const auto error = http_.listen(config_.http.listen)) spdlog::error("SIGHUP: {}", *error);
     if (!applied) spdlog::info("SIGHUP: configuration reloaded, nothing to apply live");
     notifier_.ready();
   }
 
   int stop() {
+    running_ = false;
     notifier_.stopping();
     if (snapshots_) snapshots_->stop();
     source_thread_.request_stop();
@@ -223,6 +322,12 @@ class Pipeline {
   std::jthread source_thread_;
   std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;  // what a stage reported that must stop the daemon
+  PipelineMetrics metrics_;
+  std::atomic<bool> running_{false};  // every stage is up: the endpoints may read them
+  std::atomic<int64_t> ready_max_lag_ms_;
+  std::atomic<int64_t> main_beat_ns_{Clock::now().time_since_epoch().count()};
+  std::atomic<int64_t> last_persisted_ns_{Clock::now().time_since_epoch().count()};
+  HttpEndpoints http_;  // last: stopped (its threads joined) before the stages it reads are destroyed
 };
 
 }  // namespace

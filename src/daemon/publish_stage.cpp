@@ -7,6 +7,9 @@ namespace tidemark {
 namespace {
 
 constexpr std::chrono::milliseconds kPopWait{100};
+// While records await their acknowledgement, delivery reports are served within this (they run inside
+// sink_.poll): a quiet source must not add the idle wait to every transaction's commit -> ack latency.
+constexpr std::chrono::milliseconds kPopWaitInFlight{2};
 constexpr size_t kPopBatch = 1024;
 
 }  // namespace
@@ -31,7 +34,7 @@ void PublishStage::loop() {
   const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_.publish(item); };
   for (;;) {
     batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
-    queue_.pop_batch(batch, kPopBatch, kPopWait);
+    queue_.pop_batch(batch, kPopBatch, publisher_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
     for (auto& item : batch) {
       const bool published = merger_ ? merger_->process(item, emit) : publisher_.publish(item);
       if (!published) {

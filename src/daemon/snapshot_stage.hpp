@@ -33,6 +33,7 @@ class SnapshotStage {
   SnapshotStage& operator=(const SnapshotStage&) = delete;
 
   snapshot::SnapshotMerger& merger() { return merger_; }
+  snapshot::SnapshotState state() const { return coordinator_.state(); }
 
   // Starts the chunk worker's thread; `on_fatal` gets what must stop the daemon.
   void start(std::function<void(const std::string&)> on_fatal);

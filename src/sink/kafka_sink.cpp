@@ -22,6 +22,16 @@ void set_property(rd_kafka_conf_t* conf, const std::string& key, const std::stri
     throw std::runtime_error("sink.kafka.properties: " + key + ": " + err);
 }
 
+// The `class` label of tidemark_delivery_errors_total.
+const char* error_class(KafkaErrorAction action) {
+  switch (action) {
+    case KafkaErrorAction::Backpressure: return "backpressure";
+    case KafkaErrorAction::Transient: return "transient";
+    case KafkaErrorAction::Fatal: return "fatal";
+  }
+  return "fatal";
+}
+
 }  // namespace
 
 KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, PositionTracker& tracker)
@@ -237,10 +247,13 @@ void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void
   if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     // librdkafka has already retried what can be retried: this record is lost to this session, so
     // nothing after it may be committed. Stop; a restart replays from the committed position.
+    if (self->metrics_) self->metrics_->count_delivery_error("fatal");
     self->set_fatal(explain_kafka_error(message->err, message->rkt ? rd_kafka_topic_name(message->rkt) : "",
                                         self->config_.bootstrap_servers));
     return;
   }
+  if (self->metrics_)
+    self->metrics_->count_record_acknowledged(static_cast<double>(rd_kafka_message_latency(message)) / 1e6);
   try {
     self->tracker_.acknowledge(ticket);
   } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
@@ -255,9 +268,11 @@ void KafkaSink::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaq
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
     char detail[512];
     const rd_kafka_resp_err_t original = rd_kafka_fatal_error(rk, detail, sizeof detail);
+    if (self->metrics_) self->metrics_->count_delivery_error("fatal");
     self->set_fatal("fatal Kafka producer error " + std::string(rd_kafka_err2name(original)) + ": " + detail);
     return;
   }
+  if (self->metrics_) self->metrics_->count_delivery_error(error_class(classify_kafka_error(code)));
   if (classify_kafka_error(code) == KafkaErrorAction::Transient) {
     spdlog::warn("Kafka: {} (librdkafka retries)", reason);
   } else {

@@ -34,6 +34,7 @@ class KafkaSink final : public MessageSink {
   void abort() override { aborted_ = true; }
   bool waiting_for_room() const override { return waiting_for_room_; }
   std::optional<std::string> fatal_error() const override;
+  void attach_metrics(PipelineMetrics& metrics) override { metrics_ = &metrics; }
 
  private:
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
@@ -51,6 +52,7 @@ class KafkaSink final : public MessageSink {
 
   KafkaSinkConfig config_;
   PositionTracker& tracker_;
+  PipelineMetrics* metrics_ = nullptr;
   rd_kafka_t* producer_ = nullptr;
   std::vector<rd_kafka_topic_t*> topics_;
   std::unordered_map<std::string, TopicIndex> topic_index_;

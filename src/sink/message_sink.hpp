@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/pipeline_metrics.hpp"
 #include "core/position_tracker.hpp"
 
 namespace tidemark {
@@ -41,6 +42,9 @@ class MessageSink {
 
   // The first fatal error, with its cause and fix; once set, the daemon stops intake and exits non-zero.
   virtual std::optional<std::string> fatal_error() const = 0;
+
+  // Where the sink counts acknowledgements, their latency and its errors; set before the first send.
+  virtual void attach_metrics(PipelineMetrics& metrics) { (void)metrics; }
 };
 
 }  // namespace tidemark

@@ -21,10 +21,11 @@ bool key_changed(const TableSchema& table, const Row& before, const Row& after) 
   return false;
 }
 
-Publisher::Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker)
+Publisher::Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker, PipelineMetrics* metrics)
     : options_(std::move(options)),
       sink_(sink),
       tracker_(tracker),
+      metrics_(metrics),
       serializer_(EnvelopeOptions{options_.server_name}),
       namer_(options_.topic_prefix, options_.topic_template) {}
 
@@ -42,11 +43,15 @@ bool Publisher::publish(const StreamItem& item) {
   return true;
 }
 
-bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after) {
-  const Ticket ticket = tracker_.begin(std::move(resume_after));
+bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after,
+                     int64_t source_commit_ts_ms) {
+  const Ticket ticket = tracker_.begin(std::move(resume_after), source_commit_ts_ms);
   const bool ok = sink_.send(topic, has_key ? std::optional<std::string_view>(key_) : std::nullopt,
                              has_value ? std::optional<std::string_view>(value_) : std::nullopt, ticket);
-  if (ok) ++records_sent_;
+  if (ok) {
+    ++records_sent_;
+    if (metrics_) metrics_->count_record_sent();
+  }
   return ok;
 }
 
@@ -64,6 +69,8 @@ bool Publisher::publish_event(const ChangeEvent& event) {
   }
   const int64_t now = now_ms();
   const bool tombstones = options_.tombstones_on_delete;
+  const int64_t commit_ts = event.source.commit_ts_ms;
+  if (metrics_) metrics_->count_change(table.id, event.op);
 
   if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
     // The old key's history ends with a delete (and tombstone); the new key's begins with a create.
@@ -71,13 +78,13 @@ bool Publisher::publish_event(const ChangeEvent& event) {
     value_.clear();
     const bool has_key = serializer_.write_key(table, *event.before, key_);
     serializer_.write_value(event, Op::Delete, &*event.before, nullptr, value_, now);
-    if (!send(*topic, has_key, true, std::nullopt)) return false;
-    if (tombstones && has_key && !send(*topic, true, false, std::nullopt)) return false;
+    if (!send(*topic, has_key, true, std::nullopt, 0)) return false;
+    if (tombstones && has_key && !send(*topic, true, false, std::nullopt, 0)) return false;
     key_.clear();
     value_.clear();
     serializer_.write_key(table, *event.after, key_);
     serializer_.write_value(event, Op::Create, nullptr, &*event.after, value_, now);
-    return send(*topic, has_key, true, event.resume_position);
+    return send(*topic, has_key, true, event.resume_position, commit_ts);
   }
 
   key_.clear();
@@ -86,8 +93,8 @@ bool Publisher::publish_event(const ChangeEvent& event) {
   const bool has_key = key_image != nullptr && serializer_.write_key(table, *key_image, key_);
   serializer_.write_value(event, value_, now);
   const bool tombstone = event.op == Op::Delete && tombstones && has_key;
-  if (!send(*topic, has_key, true, tombstone ? std::nullopt : event.resume_position)) return false;
-  if (tombstone) return send(*topic, true, false, event.resume_position);
+  if (!send(*topic, has_key, true, tombstone ? std::nullopt : event.resume_position, commit_ts)) return false;
+  if (tombstone) return send(*topic, true, false, event.resume_position, commit_ts);
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/pipeline_metrics.hpp"
 #include "core/position_tracker.hpp"
 #include "sink/envelope_serializer.hpp"
 #include "sink/message_sink.hpp"
@@ -22,21 +23,26 @@ struct PublisherOptions {
 
 class Publisher {
  public:
-  Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker);
+  // `metrics` (may be null) counts every change and record.
+  Publisher(PublisherOptions options, MessageSink& sink, PositionTracker& tracker, PipelineMetrics* metrics = nullptr);
 
   // False when the sink failed (see MessageSink::fatal_error) or was aborted.
   bool publish(const StreamItem& item);
 
   uint64_t records_sent() const { return records_sent_; }
+  // Some record handed over is not acknowledged yet (or waits behind one that is not).
+  bool awaiting_acknowledgements() const { return tracker_.in_flight() > 0; }
 
  private:
   bool publish_event(const ChangeEvent& event);
-  bool send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after);
+  bool send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after,
+            int64_t source_commit_ts_ms);
   std::optional<TopicIndex> topic_for(const TableId& table);
 
   PublisherOptions options_;
   MessageSink& sink_;
   PositionTracker& tracker_;
+  PipelineMetrics* metrics_;
   EnvelopeSerializer serializer_;
   TopicNamer namer_;
   std::unordered_map<TableId, TopicIndex, TableIdHash> topics_;

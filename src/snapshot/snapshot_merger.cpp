@@ -220,6 +220,7 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
     }
   });
   spdlog::debug("snapshot chunk: {} rows emitted, {} dropped as changed in the window", emitted, dropped);
+  if (metrics_ && schema) metrics_->count_snapshot_chunk(schema->id.to_string(), emitted, dropped);
   coordinator_.close_window();
   return true;
 }

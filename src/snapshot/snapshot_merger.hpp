@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/pipeline_metrics.hpp"
 #include "snapshot/control_tables.hpp"
 #include "snapshot/snapshot_coordinator.hpp"
 
@@ -28,6 +29,9 @@ class SnapshotMerger {
 
   uint64_t watermarks_seen() const { return watermarks_seen_; }
 
+  // Where emitted chunks are counted (may stay unset).
+  void set_metrics(PipelineMetrics* metrics) { metrics_ = metrics; }
+
   // Persists state changes made outside the log (a refused request, a pause by SIGHUP, a table started):
   // when the state changed since the last position went by, that position goes by again with the new state.
   // Called by the publisher loop between batches, so a quiet database does not hold them back.
@@ -45,6 +49,7 @@ class SnapshotMerger {
   std::optional<std::string> text_column(const ChangeEvent& event, const char* name);
 
   std::string pipeline_;
+  PipelineMetrics* metrics_ = nullptr;
   ControlTables tables_;
   SnapshotCoordinator& coordinator_;
   std::unordered_map<const TableSchema*, std::pair<TableSchemaPtr, std::vector<size_t>>> column_cache_;

@@ -1,6 +1,8 @@
 #pragma once
 // What every source (PostgreSQL, MySQL/MariaDB, the generator) offers the daemon.
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -42,6 +44,19 @@ class Source {
 
   // Applies the reloadable settings of a new configuration (SIGHUP).
   virtual void reconfigure(const Config& config) { (void)config; }
+
+  // For metrics and readiness, read from any thread: whether a replication session is up, and how many
+  // were lost and retried since start.
+  bool connected() const { return connected_.load(std::memory_order_relaxed); }
+  uint64_t reconnects() const { return reconnects_.load(std::memory_order_relaxed); }
+
+ protected:
+  void set_connected(bool up) { connected_.store(up, std::memory_order_relaxed); }
+  void count_reconnect() { reconnects_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> connected_{false};
+  std::atomic<uint64_t> reconnects_{0};
 };
 
 }  // namespace tidemark

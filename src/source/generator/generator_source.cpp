@@ -94,6 +94,11 @@ SourceOutcome GeneratorSource::run(const std::optional<SourcePosition>& start, E
     if (!parsed) return {false, "the stored position '" + start->token + "' is not a generator position"};
     n = *parsed;
   }
+  set_connected(true);  // nothing to connect to: up while it runs
+  struct Down {
+    GeneratorSource& self;
+    ~Down() { self.set_connected(false); }
+  } down{*this};
   const auto total = static_cast<uint64_t>(config_.total_events);
   const auto tx_size = static_cast<uint64_t>(config_.transaction_size);
   spdlog::info("generator: starting at event {}", n);

@@ -92,6 +92,7 @@ MySqlSource::SessionEnd MySqlSource::session(EventQueue& out, const std::stop_to
     return failure == BinlogStream::Failure::Fatal ? SessionEnd::Fatal : SessionEnd::Retry;
   }
   spdlog::info("mysql: streaming the binlog of {} ({}) from {}", config_.source.host, report.server_version, resume_->describe());
+  set_connected(true);
 
   InformationSchemaLoader loader(catalog);
   BinlogChangeBuilder::Options options;
@@ -130,8 +131,10 @@ SourceOutcome MySqlSource::run(const std::optional<SourcePosition>& start, Event
     backoff.session_started();
     std::string error;
     const SessionEnd end = session(out, stop, error);
+    set_connected(false);
     if (end == SessionEnd::Stopped) break;
     if (end == SessionEnd::Fatal) return {false, error};
+    count_reconnect();
     spdlog::warn("mysql: {}; reconnecting in {} s from {}", error, backoff.next_delay().count(),
                  resume_ ? resume_->describe() : std::string("the end of the binlog"));
     backoff.wait(stop);

@@ -130,6 +130,7 @@ class PostgresSource::Session {
       return SessionEnd::Retry;
     }
     spdlog::info("postgres: streaming slot {} from {}", slot, lsn_to_string(start_lsn));
+    source_.set_connected(true);
     start_lsn_ = start_lsn;
     received_lsn_ = start_lsn;
     return stream(error);
@@ -403,8 +404,10 @@ SourceOutcome PostgresSource::run(const std::optional<SourcePosition>& start, Ev
     Session session(*this, out, stop);
     // After a drop, resume after the last transaction already handed over; the server resends the rest.
     const SessionEnd end = session.run(resume_lsn_, have_stored_position || resume_lsn_ != kInvalidLsn, error);
+    set_connected(false);
     if (end == SessionEnd::Stopped || end == SessionEnd::Continue) break;
     if (end == SessionEnd::Fatal) return {false, error};
+    count_reconnect();
     spdlog::warn("postgres: {}; reconnecting in {} s from {}", error, backoff.next_delay().count(), lsn_to_string(resume_lsn_));
     backoff.wait(stop);
   }
