@@ -38,6 +38,12 @@ std::optional<std::string> HttpEndpoints::listen(const std::string& address) {
 
   auto server = std::make_unique<httplib::Server>();
   server->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let two daemons share a port
+  // without an error.
+  server->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   const HttpHandlers& h = handlers_;
   server->Get("/metrics", [&h](const httplib::Request&, httplib::Response& res) {
     res.set_content(h.metrics(), "text/plain; version=0.0.4; charset=utf-8");
@@ -65,6 +71,30 @@ std::optional<std::string> HttpEndpoints::listen(const std::string& address) {
   thread_ = std::thread([s = server_.get()] { s->listen_after_bind(); });
   spdlog::info("serving /metrics, /healthz, /readyz and /status on http://{}", address);
   return std::nullopt;
+}
+
+EndpointAnswer get_endpoint(const std::string& address, const std::string& path) {
+  EndpointAnswer answer;
+  if (address.empty()) {
+    answer.error = "http.listen is not set, so the daemon serves no endpoints; set it (e.g. 127.0.0.1:9464) and "
+                   "reload the daemon (systemctl reload tidemark)";
+    return answer;
+  }
+  const auto [host, port] = split_address(address);
+  httplib::Client client(host, port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  const httplib::Result result = client.Get(path);
+  if (!result) {
+    answer.error = "no answer from http://" + address + path + " (" + httplib::to_string(result.error()) +
+                   "): is the daemon running with http.listen " + address + "?";
+    return answer;
+  }
+  answer.status = result->status;
+  answer.ok = result->status >= 200 && result->status < 300;
+  if (answer.ok) answer.body = result->body;
+  else answer.error = "http://" + address + path + " answered " + std::to_string(result->status) + ": " + result->body;
+  return answer;
 }
 
 }  // namespace tidemark

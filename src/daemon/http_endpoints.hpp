@@ -50,4 +50,14 @@ class HttpEndpoints {
   std::string address_;
 };
 
+// GET `path` from the endpoints at `address` (a client's view: `tidemark status --live`). The body on a 2xx
+// answer; otherwise the error, naming the address and http.listen.
+struct EndpointAnswer {
+  bool ok = false;
+  int status = 0;
+  std::string body;   // when ok
+  std::string error;  // when not
+};
+EndpointAnswer get_endpoint(const std::string& address, const std::string& path);
+
 }  // namespace tidemark

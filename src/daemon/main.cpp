@@ -12,6 +12,7 @@
 #include "daemon/binlog_dump_command.hpp"
 #include "daemon/preflight.hpp"
 #include "daemon/daemon.hpp"
+#include "daemon/http_endpoints.hpp"
 #include "daemon/snapshot_commands.hpp"
 #include "tidemark/version.hpp"
 
@@ -63,6 +64,8 @@ int main(int argc, char** argv) {
   snapshot->add_flag("--stop", snapshot_options.stop, "Drop the queued and running snapshots (or, with --table, that table's)");
   CLI::App* status = app.add_subcommand("status", "Print the committed position and the snapshot progress");
   status->add_option("-c,--config", config_path, "YAML configuration file")->required();
+  bool live_status = false;
+  status->add_flag("--live", live_status, "Ask the running daemon (its /status endpoint on http.listen) instead of the state file");
 
   CLI::App* reference = app.add_subcommand("config-reference", "Print every configuration key as Markdown");
 
@@ -100,6 +103,15 @@ int main(int argc, char** argv) {
   }
   if (!config) return tidemark::kExitStartupError;
   if (snapshot->parsed()) return tidemark::run_snapshot_command(*config, snapshot_options, std::cout, std::cerr);
+  if (status->parsed() && live_status) {
+    const tidemark::EndpointAnswer answer = tidemark::get_endpoint(config->http.listen, "/status");
+    if (!answer.ok) {
+      std::cerr << answer.error << "\n";
+      return 1;
+    }
+    std::cout << answer.body;
+    return 0;
+  }
   if (status->parsed()) return tidemark::run_status_command(*config, std::cout, std::cerr);
   tidemark::DaemonOptions options{config_path, log_level.empty() ? std::nullopt : std::optional(log_level)};
   return tidemark::run_daemon(options, *config);

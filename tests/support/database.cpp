@@ -190,6 +190,11 @@ int Database::restart_server() {
   return rc;
 }
 
+int Database::server(const std::string& command) {
+  const std::string script = "TIDEMARK_SKIP_DEPS=1 " + std::string(TIDEMARK_SOURCE_DIR) + "/scripts/servers.sh ";
+  return std::system((script + command + " " + kind() + " >/dev/null 2>&1").c_str());
+}
+
 std::unique_ptr<Database> make_database(const std::string& kind, const std::string& kafka) {
   if (kind == "postgres") return std::make_unique<Postgres>(kafka);
   return std::make_unique<MariaDb>(kafka);

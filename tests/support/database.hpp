@@ -64,6 +64,8 @@ class Database {
   // Restarts the shared server (scripts/servers.sh restart <kind>) and returns the script's exit status;
   // on failure the server is started again.
   int restart_server();
+  // Runs scripts/servers.sh <command> <kind> ("stop", "start") on the shared server; its exit status.
+  int server(const std::string& command);
 
   bool create_topics = true;
   // The daemon's sink section as write_config writes it; empty: Kafka at bootstrap() with the defaults.
