@@ -45,7 +45,10 @@ bool StdoutSink::flush_stream() {
     fatal_ = std::string("cannot write to stdout: ") + std::strerror(errno);
     return false;
   }
-  for (const Ticket t : unflushed_) tracker_.acknowledge(t);
+  for (const Ticket t : unflushed_) {
+    if (metrics_) metrics_->count_record_acknowledged(0);  // written and flushed: no broker to wait for
+    tracker_.acknowledge(t);
+  }
   unflushed_.clear();
   return true;
 }

@@ -21,12 +21,14 @@ class StdoutSink final : public MessageSink {
   bool flush(std::chrono::milliseconds timeout) override;
   void abort() override {}
   std::optional<std::string> fatal_error() const override { return fatal_; }
+  void attach_metrics(PipelineMetrics& metrics) override { metrics_ = &metrics; }
 
  private:
   bool flush_stream();
 
   std::FILE* stream_;
   PositionTracker& tracker_;
+  PipelineMetrics* metrics_ = nullptr;
   std::vector<std::string> topics_;
   std::vector<Ticket> unflushed_;
   std::string line_;
