@@ -118,6 +118,13 @@ struct SnapshotConfig {
   std::map<std::string, std::string> surrogate_keys;  // "schema.table" -> "col1,col2" for tables without a primary key
 };
 
+// Heartbeat records (Debezium's __debezium-heartbeat.<prefix> topic) and the optional action query.
+struct HeartbeatConfig {
+  int64_t interval_ms = 0;  // 0: no heartbeats
+  std::string topic_prefix;
+  std::string action_query;
+};
+
 // The metrics, health and status endpoints.
 struct HttpConfig {
   std::string listen;  // host:port; empty: no endpoints
@@ -133,6 +140,7 @@ struct Config {
   QueueConfig queue;
   SnapshotConfig snapshot;
   HttpConfig http;
+  HeartbeatConfig heartbeat;
 };
 
 }  // namespace tidemark

@@ -453,6 +453,19 @@ std::vector<Setting> build_table() {
     property<int64_t>("queue.max_bytes", [](Config& c) -> auto& { return c.queue.max_bytes; },
       "Bound of the queue between the source and the sink, in bytes.").byDefault(64LL << 20).validate(in_range(1 << 16, 1LL << 40)),
 
+    property<int64_t>("heartbeat.interval_ms", [](Config& c) -> auto& { return c.heartbeat.interval_ms; },
+      "Every this many milliseconds, a heartbeat record on the topic <heartbeat.topic_prefix>.<topic prefix> "
+      "(key {\"serverName\": prefix}, value {\"ts_ms\": now}, as Debezium's), so consumers can tell an idle pipeline "
+      "from a dead one; and heartbeat.action_query, when set, runs on the source. 0: none.")
+      .byDefault(0).validate(in_range(0, 86'400'000)),
+    property<std::string>("heartbeat.topic_prefix", [](Config& c) -> auto& { return c.heartbeat.topic_prefix; },
+      "The heartbeat topic's prefix (Debezium's topic.heartbeat.prefix).")
+      .byDefault("__debezium-heartbeat").validate(logical_name),
+    property<std::string>("heartbeat.action_query", [](Config& c) -> auto& { return c.heartbeat.action_query; },
+      "SQL run on the source, as source.user, at every heartbeat (Debezium's heartbeat.action.query), e.g. an UPDATE "
+      "of a one-row table in the publication, so that a PostgreSQL slot on a database whose captured tables are "
+      "idle still confirms progress. One statement; its errors are logged and retried at the next heartbeat.")
+      .byDefault(""),
     property<std::string>("http.listen", [](Config& c) -> auto& { return c.http.listen; },
       "Address of the HTTP endpoints /metrics (Prometheus), /healthz, /readyz and /status, as host:port "
       "(127.0.0.1:9464; 0.0.0.0:9464 for every interface: the endpoints have no authentication). Empty: none.")

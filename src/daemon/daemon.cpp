@@ -146,15 +146,33 @@ class Pipeline {
                    [](const StreamItem& item) { return approximate_bytes(item); });
     publisher_.emplace(publisher_options(config_), *sink_, *tracker_, &metrics_);
     publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *publisher_, *sink_,
-                           std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms));
+                           std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms),
+                           std::chrono::milliseconds(config_.heartbeat.interval_ms));
     publish_stage_->start();
     source_thread_ = std::jthread([this](std::stop_token stop) {
       SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
       if (!outcome.ok) record_fatal(outcome.error);
     });
     if (snapshots_) snapshots_->start([this](const std::string& error) { record_fatal(error); });
+    if (config_.heartbeat.interval_ms > 0 && !config_.heartbeat.action_query.empty()) {
+      action_thread_ = std::jthread([this](std::stop_token stop) {
+        run_action_query_loop(std::chrono::milliseconds(config_.heartbeat.interval_ms), config_.heartbeat.action_query, stop);
+      });
+    }
     running_ = true;
     return true;
+  }
+
+  // heartbeat.action_query at every heartbeat, on the source's own connection for it; a failure is logged
+  // and tried again at the next one.
+  void run_action_query_loop(std::chrono::milliseconds interval, const std::string& sql, std::stop_token stop) {
+    for (;;) {
+      if (const auto error = source_->run_action_query(sql)) spdlog::warn("{}", *error);
+      for (auto waited = std::chrono::milliseconds(0); waited < interval; waited += kSignalWait) {
+        if (stop.stop_requested()) return;
+        std::this_thread::sleep_for(std::min(kSignalWait, interval));
+      }
+    }
   }
 
   void record_fatal(const std::string& error) {
@@ -288,6 +306,8 @@ class Pipeline {
     running_ = false;
     notifier_.stopping();
     if (snapshots_) snapshots_->stop();
+    action_thread_.request_stop();
+    if (action_thread_.joinable()) action_thread_.join();
     source_thread_.request_stop();
     source_thread_.join();
     queue_->close();
@@ -320,6 +340,7 @@ class Pipeline {
   std::optional<Publisher> publisher_;
   std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;
+  std::jthread action_thread_;  // heartbeat.action_query
   std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;  // what a stage reported that must stop the daemon
   PipelineMetrics metrics_;

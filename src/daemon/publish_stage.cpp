@@ -15,8 +15,13 @@ constexpr size_t kPopBatch = 1024;
 }  // namespace
 
 PublishStage::PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, Publisher& publisher, MessageSink& sink,
-                           std::chrono::milliseconds flush_timeout)
-    : queue_(queue), merger_(merger), publisher_(publisher), sink_(sink), flush_timeout_(flush_timeout) {}
+                           std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval)
+    : queue_(queue),
+      merger_(merger),
+      publisher_(publisher),
+      sink_(sink),
+      flush_timeout_(flush_timeout),
+      heartbeat_interval_(heartbeat_interval) {}
 
 PublishStage::~PublishStage() { join(); }
 
@@ -32,6 +37,7 @@ void PublishStage::join() {
 void PublishStage::loop() {
   std::vector<StreamItem> batch;
   const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_.publish(item); };
+  auto next_heartbeat = Clock::now() + heartbeat_interval_;
   for (;;) {
     batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
     queue_.pop_batch(batch, kPopBatch, publisher_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
@@ -43,6 +49,11 @@ void PublishStage::loop() {
       }
     }
     if (merger_ && !failed_ && !merger_->flush_state(emit)) failed_ = true;
+    if (heartbeat_interval_.count() > 0 && !failed_ && Clock::now() >= next_heartbeat) {
+      const auto wall = std::chrono::system_clock::now().time_since_epoch();
+      if (!publisher_.publish_heartbeat(std::chrono::duration_cast<std::chrono::milliseconds>(wall).count())) failed_ = true;
+      next_heartbeat = Clock::now() + heartbeat_interval_;
+    }
     // The source thread frees the published events (its own allocations) at its next push: much cheaper
     // than freeing them here. Leaves `batch` empty.
     queue_.recycle(batch);

@@ -19,9 +19,10 @@ class PublishStage {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `merger` may be null (no snapshots). All must outlive the stage.
+  // `merger` may be null (no snapshots). All must outlive the stage. A heartbeat record goes out every
+  // `heartbeat_interval` (0: never).
   PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, Publisher& publisher, MessageSink& sink,
-               std::chrono::milliseconds flush_timeout);
+               std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval);
   ~PublishStage();
   PublishStage(const PublishStage&) = delete;
   PublishStage& operator=(const PublishStage&) = delete;
@@ -43,6 +44,7 @@ class PublishStage {
   Publisher& publisher_;
   MessageSink& sink_;
   std::chrono::milliseconds flush_timeout_;
+  std::chrono::milliseconds heartbeat_interval_;
   std::jthread thread_;
   std::atomic<Clock::rep> heartbeat_{0};
   std::atomic<bool> failed_{false};

@@ -1,5 +1,7 @@
 #include "sink/publisher.hpp"
 
+#include "sink/json_writer.hpp"
+
 #include <chrono>
 
 namespace tidemark {
@@ -53,6 +55,24 @@ bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::option
     if (metrics_) metrics_->count_record_sent();
   }
   return ok;
+}
+
+bool Publisher::publish_heartbeat(int64_t now_ms) {
+  if (!heartbeat_topic_) {
+    heartbeat_topic_ = sink_.resolve_topic(options_.heartbeat_topic);
+    if (!heartbeat_topic_) return false;
+  }
+  key_.clear();
+  value_.clear();
+  JsonWriter key(key_);
+  key.raw("{\"serverName\":");
+  key.string(options_.topic_prefix);
+  key.raw('}');
+  JsonWriter value(value_);
+  value.raw("{\"ts_ms\":");
+  value.integer(now_ms);
+  value.raw('}');
+  return send(*heartbeat_topic_, true, true, std::nullopt, 0);
 }
 
 bool Publisher::publish_event(const ChangeEvent& event) {

@@ -19,6 +19,7 @@ struct PublisherOptions {
   std::string topic_prefix;
   std::string topic_template;
   bool tombstones_on_delete = true;
+  std::string heartbeat_topic{};  // <heartbeat.topic_prefix>.<topic prefix>
 };
 
 class Publisher {
@@ -30,6 +31,10 @@ class Publisher {
   bool publish(const StreamItem& item);
 
   uint64_t records_sent() const { return records_sent_; }
+  // One heartbeat record, Debezium's shape: key {"serverName": <topic prefix>}, value {"ts_ms": now_ms}. It
+  // carries no position (the sources' checkpoints move positions). False when the sink failed.
+  bool publish_heartbeat(int64_t now_ms);
+
   // Some record handed over is not acknowledged yet (or waits behind one that is not).
   bool awaiting_acknowledgements() const { return tracker_.in_flight() > 0; }
 
@@ -48,6 +53,7 @@ class Publisher {
   std::unordered_map<TableId, TopicIndex, TableIdHash> topics_;
   TableSchemaPtr last_table_;  // the schema of the last event published, and its topic
   TopicIndex last_topic_ = 0;
+  std::optional<TopicIndex> heartbeat_topic_;
   std::string key_;
   std::string value_;
   uint64_t records_sent_ = 0;

@@ -14,7 +14,8 @@ std::unique_ptr<MessageSink> make_sink(const Config& config, PositionTracker& tr
 
 PublisherOptions publisher_options(const Config& config) {
   return PublisherOptions{config.name, config.sink.kafka.topic_prefix, config.sink.kafka.topic_template,
-                          config.sink.kafka.tombstones_on_delete};
+                          config.sink.kafka.tombstones_on_delete,
+                          config.heartbeat.topic_prefix + "." + config.sink.kafka.topic_prefix};
 }
 
 }  // namespace tidemark

@@ -45,6 +45,13 @@ class Source {
   // Applies the reloadable settings of a new configuration (SIGHUP).
   virtual void reconfigure(const Config& config) { (void)config; }
 
+  // Runs heartbeat.action_query on the source, on a connection of its own (the heartbeat thread's, never the
+  // log reader's). The error, with what to check, on failure.
+  virtual std::optional<std::string> run_action_query(const std::string& sql) {
+    (void)sql;
+    return std::string("this source has no database to run heartbeat.action_query on");
+  }
+
   // For metrics and readiness, read from any thread: whether a replication session is up, and how many
   // were lost and retried since start.
   bool connected() const { return connected_.load(std::memory_order_relaxed); }

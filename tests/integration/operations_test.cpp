@@ -1,7 +1,8 @@
 // What an operations team watches, written once for both databases (real PostgreSQL 15 and MariaDB 10.11,
 // the real tidemark binary, the real Kafka broker, scraped over HTTP as Prometheus and probes would):
 // the metrics of a snapshot and a stream against the records actually in the topic, readiness that
-// follows the source server going away and coming back, and the live status.
+// follows the source server going away and coming back, and the live status; heartbeats on an idle
+// pipeline, their action query, and (PostgreSQL) a slot on an idle database that still lets WAL go.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "database.hpp"
+#include "pg_fixture.hpp"
 #include "process.hpp"
 #include "throwaway_server.hpp"
 
@@ -129,14 +131,91 @@ TEST_P(Operations, MetricsCountWhatTheTopicHoldsAndReadinessFollowsTheSourceServ
 
   // Back: ready again, the reconnect counted, and the stream goes on.
   ASSERT_TRUE(wait_until([&] { return get(port, "/readyz").status == 200; }, 90s)) << db->daemon().stderr_text();
-  text = get(port, "/metrics").body;
+  // /readyz reads the source at once; the gauges are sampled every 100 ms.
+  EXPECT_TRUE(wait_until([&] {
+    text = get(port, "/metrics").body;
+    return metric(text, "tidemark_source_connected") == 1;
+  }, 5s)) << text;
   EXPECT_GE(metric(text, "tidemark_source_reconnects_total"), 1) << text;
-  EXPECT_EQ(metric(text, "tidemark_source_connected"), 1);
   db->exec("INSERT INTO " + t + " VALUES (9, 0, 'after')");
   EXPECT_GE(db->read_until(db->topic_of(t), 13).size(), 13u) << db->daemon().stderr_text();
   EXPECT_TRUE(wait_until([&] {
     return metric(get(port, "/metrics").body, "tidemark_changes_total", {table_label, "op=\"c\""}) == 4;
   }, 30s));
+}
+
+TEST_P(Operations, HeartbeatsArriveOnAnIdlePipelineAndRunTheActionQuery) {
+  const auto db = make_database(GetParam());
+  const std::string idle = db->name("idle");
+  const std::string beat = db->name("beat");
+  db->create_table(idle, "id INT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(40)");
+  db->create_table(beat, "id INT PRIMARY KEY, n INT NOT NULL");
+  db->exec("INSERT INTO " + beat + " VALUES (1, 0)");
+  const std::string heartbeat_topic = "__debezium-heartbeat." + db->daemon().name();
+  create_topic(db->bootstrap(), heartbeat_topic, 1);
+  db->write_config({idle, beat}, "snapshot:\n  initial: never\n",
+                   "heartbeat:\n  interval_ms: 300\n  action_query: UPDATE " + beat + " SET n = n + 1 WHERE id = 1\n");
+  const auto began = std::chrono::system_clock::now();
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+
+  const auto beats = db->read_until(heartbeat_topic, 5);
+  ASSERT_GE(beats.size(), 5u) << db->daemon().stderr_text();
+  int64_t previous = std::chrono::duration_cast<std::chrono::milliseconds>(began.time_since_epoch()).count() - 1000;
+  for (const auto& r : beats) {
+    ASSERT_TRUE(r.key && r.value);
+    EXPECT_EQ(json::parse(*r.key), (json{{"serverName", db->daemon().name()}}));
+    const json v = json::parse(*r.value);
+    ASSERT_TRUE(v.contains("ts_ms")) << *r.value;
+    EXPECT_GT(v["ts_ms"].get<int64_t>(), previous) << "heartbeats go forward in time";
+    previous = v["ts_ms"].get<int64_t>();
+  }
+  // The action query ran on the source at the heartbeats: its updates are in the log.
+  const auto updates = db->read_until(db->topic_of(beat), 3);
+  ASSERT_GE(updates.size(), 3u) << db->daemon().stderr_text();
+  for (const auto& v : record_values(updates)) EXPECT_EQ(v["op"], "u");
+  EXPECT_GE(std::stoi(db->column("SELECT n FROM " + beat + " WHERE id = 1").at(0)), 3);
+  EXPECT_TRUE(db->read_until(db->topic_of(idle), 0).empty());
+}
+
+TEST(OperationsPostgres, HeartbeatsKeepTheSlotOfAnIdleDatabaseFromHoldingWal) {
+  PgFixture f;
+  const std::string other = "tm_other_" + f.suffix;  // another database on the same server, busy
+  const std::string idle = f.table("idle");
+  const std::string beat = f.table("beat");
+  pg_exec(f.pg, "CREATE TABLE " + idle + " (id int PRIMARY KEY, v text)");
+  pg_exec(f.pg, "CREATE TABLE " + beat + " (id int PRIMARY KEY, n int NOT NULL)");
+  pg_exec(f.pg, "INSERT INTO " + beat + " VALUES (1, 0)");
+  create_topic(f.bootstrap, f.topic(idle), 1);
+  create_topic(f.bootstrap, f.topic(beat), 1);
+  create_topic(f.bootstrap, "__debezium-heartbeat." + f.daemon.name(), 1);
+  f.write_config({idle, beat}, PgConfigOptions{.extra_yaml = "heartbeat:\n  interval_ms: 500\n  action_query: UPDATE " +
+                                                             beat + " SET n = n + 1 WHERE id = 1\n"});
+  ASSERT_TRUE(f.start_and_wait_for_slot()) << f.daemon.stderr_text();
+  pg_exec(f.admin, "CREATE DATABASE " + other);
+  PgTarget busy = f.admin;
+  busy.database = other;
+  const auto retained = [&] {
+    return std::stoll(pg_query(f.admin, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint FROM "
+                                        "pg_replication_slots WHERE slot_name = '" + f.slot + "'").at(0));
+  };
+  try {
+    // About 40 MB of WAL in the other database; none of it is for this pipeline.
+    pg_exec(busy, "CREATE TABLE filler (id int, pad text)");
+    for (int i = 0; i < 4; ++i)
+      pg_exec(busy, "INSERT INTO filler SELECT g, repeat('x', 500) FROM generate_series(1, 20000) g");
+    const long long after_writes = retained();
+    long long last = 0;
+    const bool bounded = wait_until([&] {
+      last = retained();
+      return last < 1024 * 1024;
+    }, 30s);
+    EXPECT_TRUE(bounded) << "the slot still holds " << last << " bytes of WAL (" << after_writes
+                         << " right after the writes)\n" << f.daemon.stderr_text();
+  } catch (...) {
+    pg_exec(f.admin, "DROP DATABASE IF EXISTS " + other);
+    throw;
+  }
+  pg_exec(f.admin, "DROP DATABASE IF EXISTS " + other);
 }
 
 TEST(OperationsConfig, APortInUseIsAStartupErrorNamingTheSetting) {

@@ -121,6 +121,18 @@ MySqlSource::SessionEnd MySqlSource::session(EventQueue& out, const std::stop_to
   }
 }
 
+std::optional<std::string> MySqlSource::run_action_query(const std::string& sql) {
+  if (!action_connection_ || !action_connection_->ok()) action_connection_ = std::make_unique<MySqlConnection>(config_.source);
+  if (!action_connection_->ok()) return "heartbeat.action_query: " + connection_problem(config_.source, action_connection_->error());
+  // A connection without CLIENT_MULTI_STATEMENTS: the server refuses a second statement.
+  if (!action_connection_->execute(sql)) {
+    const std::string error = action_connection_->error();
+    action_connection_.reset();  // reconnect next time: the failure may have been the connection's
+    return "heartbeat.action_query failed: " + error + " (one statement, run as source.user: check the SQL and its privileges)";
+  }
+  return std::nullopt;
+}
+
 SourceOutcome MySqlSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
   if (start) {
     resume_ = BinlogPosition::parse(*start);

@@ -4,9 +4,11 @@
 // file/position fallback (binlog_position); a restart resumes after the last transaction Kafka
 // acknowledged.
 
+#include <memory>
 #include <optional>
 
 #include "source/mysql/binlog_position.hpp"
+#include "source/mysql/mysql_connection.hpp"
 #include "source/source.hpp"
 
 namespace tidemark::mysql {
@@ -18,12 +20,14 @@ class MySqlSource final : public Source {
   std::vector<std::string> check() override;
   std::vector<std::string> warnings() const override { return warnings_; }
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
+  std::optional<std::string> run_action_query(const std::string& sql) override;
 
  private:
   enum class SessionEnd { Stopped, Retry, Fatal };
   SessionEnd session(EventQueue& out, const std::stop_token& stop, std::string& error);
 
   Config config_;
+  std::unique_ptr<MySqlConnection> action_connection_;  // heartbeat thread only
   std::vector<std::string> warnings_;  // from the last check()
   std::optional<BinlogPosition> resume_;  // after the last transaction handed to the queue
 };

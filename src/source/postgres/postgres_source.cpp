@@ -389,6 +389,16 @@ class PostgresSource::Session {
   bool in_transaction_ = false;
 };
 
+std::optional<std::string> PostgresSource::run_action_query(const std::string& sql) {
+  if (!action_connection_ || !action_connection_->ok())
+    action_connection_ = std::make_unique<Connection>(config_.source, application_name_ + "-heartbeat", Connection::Mode::Normal);
+  if (!action_connection_->ok()) return "heartbeat.action_query: " + connection_problem(config_.source, action_connection_->error());
+  if (!action_connection_->query_one_statement(sql))
+    return "heartbeat.action_query failed: " + action_connection_->last_error() +
+           " (one statement, run as source.user: check the SQL and its privileges)";
+  return std::nullopt;
+}
+
 SourceOutcome PostgresSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
   const bool have_stored_position = start.has_value();
   if (start) {

@@ -4,7 +4,9 @@
 // is confirmed only after that position is persisted (Source::on_position_persisted).
 
 #include <atomic>
+#include <memory>
 
+#include "source/postgres/pg_connection.hpp"
 #include "source/postgres/replication_messages.hpp"
 #include "source/source.hpp"
 
@@ -18,6 +20,7 @@ class PostgresSource final : public Source {
   std::vector<std::string> warnings() const override { return warnings_; }
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
   void on_position_persisted(const SourcePosition& position) override;
+  std::optional<std::string> run_action_query(const std::string& sql) override;
 
   static std::optional<Lsn> parse_position(const SourcePosition& position);
   static SourcePosition position_at(Lsn lsn);
@@ -28,6 +31,7 @@ class PostgresSource final : public Source {
 
   Config config_;
   std::string application_name_;
+  std::unique_ptr<Connection> action_connection_;  // heartbeat thread only
   std::atomic<Lsn> persisted_lsn_{kInvalidLsn};
   Lsn resume_lsn_ = kInvalidLsn;  // end of the last transaction handed to the queue
   bool streamed_from_stored_position_ = false;
