@@ -84,6 +84,8 @@ struct KafkaSinkConfig {
   int64_t flush_timeout_ms = 0;
   int64_t topic_creation_wait_ms = 0;
   TopicCreationConfig topic_creation;
+  bool provide_transaction_metadata = false;
+  std::string transaction_topic;  // empty: <topic prefix>.transaction
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
 };
 

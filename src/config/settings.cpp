@@ -418,6 +418,14 @@ std::vector<Setting> build_table() {
       "(auto.create.topics.enable, the broker's default) before that is a fatal error; a broker that says it does not "
       "create topics is a fatal error at once. 0: a missing topic is fatal at once.")
       .byDefault(30000).validate(in_range(0, 600000)),
+    property<bool>("sink.kafka.provide_transaction_metadata", [](Config& c) -> auto& { return c.sink.kafka.provide_transaction_metadata; },
+      "Debezium's transaction metadata: every change's envelope gets a transaction block (id, total_order, "
+      "data_collection_order), and each source transaction a BEGIN and an END record (event_count, data_collections) "
+      "on sink.kafka.transaction_topic, so consumers can put transactions back together across partitions.")
+      .byDefault(false),
+    property<std::string>("sink.kafka.transaction_topic", [](Config& c) -> auto& { return c.sink.kafka.transaction_topic; },
+      "Topic of the BEGIN and END records; empty: <topic prefix>.transaction (Debezium's name).")
+      .byDefault(""),
     property<bool>("sink.kafka.topic_creation.enabled", [](Config& c) -> auto& { return c.sink.kafka.topic_creation.enabled; },
       "Create a missing topic through the Admin API (as Kafka Connect's topic.creation.*) before its first record, "
       "with the partitions, replication factor and configs below; existing topics are left alone. The producer then "

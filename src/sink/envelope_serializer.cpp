@@ -309,13 +309,14 @@ void EnvelopeSerializer::write_source(const ChangeEvent& event, const TableFragm
   out.push_back('}');
 }
 
-void EnvelopeSerializer::write_value(const ChangeEvent& event, std::string& out, int64_t now_ms) {
+void EnvelopeSerializer::write_value(const ChangeEvent& event, std::string& out, int64_t now_ms,
+                                     const TransactionBlock* transaction) {
   write_value(event, event.op, event.before ? &*event.before : nullptr, event.after ? &*event.after : nullptr, out,
-              now_ms);
+              now_ms, transaction);
 }
 
 void EnvelopeSerializer::write_value(const ChangeEvent& event, Op op, const Row* before, const Row* after,
-                                     std::string& out, int64_t now_ms) {
+                                     std::string& out, int64_t now_ms, const TransactionBlock* transaction) {
   const TableFragments& f = fragments(event.table);
   out.append("{\"before\":");
   if (before) {
@@ -334,7 +335,18 @@ void EnvelopeSerializer::write_value(const ChangeEvent& event, Op op, const Row*
   out.push_back(static_cast<char>(op));
   out.append("\",\"ts_ms\":");
   JsonWriter(out).integer(now_ms);
-  out.append(",\"transaction\":null}");
+  if (!transaction) {
+    out.append(",\"transaction\":null}");
+    return;
+  }
+  JsonWriter w(out);
+  out.append(",\"transaction\":{\"id\":");
+  w.string(transaction->id);
+  out.append(",\"total_order\":");
+  w.unsigned_integer(transaction->total_order);
+  out.append(",\"data_collection_order\":");
+  w.unsigned_integer(transaction->data_collection_order);
+  out.append("}}");
 }
 
 }  // namespace tidemark

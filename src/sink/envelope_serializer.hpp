@@ -15,6 +15,13 @@ struct EnvelopeOptions {
   std::string server_name;  // source.name: the pipeline's logical name
 };
 
+// The envelope's `transaction` block (Debezium's transaction metadata): null when absent.
+struct TransactionBlock {
+  std::string_view id;
+  uint64_t total_order = 0;            // 1-based position of the event in its transaction
+  uint64_t data_collection_order = 0;  // 1-based position among the transaction's events of its table
+};
+
 class EnvelopeSerializer {
  public:
   explicit EnvelopeSerializer(EnvelopeOptions options);
@@ -26,12 +33,13 @@ class EnvelopeSerializer {
   bool write_key(const TableSchema& table, const Row& image, std::string& out);
 
   // Appends the envelope of `event` as it is.
-  void write_value(const ChangeEvent& event, std::string& out, int64_t now_ms);
+  void write_value(const ChangeEvent& event, std::string& out, int64_t now_ms,
+                   const TransactionBlock* transaction = nullptr);
 
   // Appends an envelope with the given op and images but the event's source block: used to split a
   // key-changing update into a delete of the old key and a create of the new one.
   void write_value(const ChangeEvent& event, Op op, const Row* before, const Row* after, std::string& out,
-                   int64_t now_ms);
+                   int64_t now_ms, const TransactionBlock* transaction = nullptr);
 
  private:
   struct TableFragments;

@@ -2,6 +2,7 @@
 
 #include "sink/json_writer.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace tidemark {
@@ -40,6 +41,8 @@ std::optional<TopicIndex> Publisher::topic_for(const TableId& table) {
 
 bool Publisher::publish(const StreamItem& item) {
   if (const auto* event = std::get_if<ChangeEvent>(&item)) return publish_event(*event);
+  // A transaction whose last change was consumed (a watermark or signal row) ends at its checkpoint.
+  if (transaction_) return end_transaction(std::get<Checkpoint>(item).position);
   // A checkpoint has no record: it is acknowledged at once and commits when everything before it is.
   tracker_.acknowledge(tracker_.begin(std::get<Checkpoint>(item).position));
   return true;
@@ -55,6 +58,87 @@ bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::option
     if (metrics_) metrics_->count_record_sent();
   }
   return ok;
+}
+
+namespace {
+
+// Debezium's transaction ids: "txId:LSN" for PostgreSQL (the commit's LSN), the GTID for MySQL/MariaDB (the
+// binlog coordinates of the transaction's first event without GTIDs), the sequence for the generator.
+std::string transaction_id(const SourceInfo& s) {
+  switch (s.connector) {
+    case ConnectorKind::Postgres:
+      return std::to_string(s.txid.value_or(0)) + ":" + std::to_string(s.commit_lsn.value_or(s.lsn.value_or(0)));
+    case ConnectorKind::MySql:
+      return s.gtid.empty() ? s.file + ":" + std::to_string(s.pos) : s.gtid;
+    case ConnectorKind::Generator:
+      return std::to_string(s.sequence.value_or(0));
+  }
+  return "";
+}
+
+// Debezium's data_collection: schema.table for PostgreSQL, database.table otherwise.
+std::string data_collection(const TableId& t) { return (t.schema.empty() ? t.database : t.schema) + "." + t.table; }
+
+}  // namespace
+
+bool Publisher::begin_transaction(const ChangeEvent& event) {
+  transaction_.emplace();
+  transaction_->id = transaction_id(event.source);
+  transaction_->ts_ms = event.source.commit_ts_ms;
+  if (!transaction_topic_) {
+    transaction_topic_ = sink_.resolve_topic(options_.transaction_topic);
+    if (!transaction_topic_) return false;
+  }
+  key_.clear();
+  value_.clear();
+  JsonWriter key(key_);
+  key.raw("{\"id\":");
+  key.string(transaction_->id);
+  key.raw('}');
+  JsonWriter value(value_);
+  value.raw("{\"status\":\"BEGIN\",\"id\":");
+  value.string(transaction_->id);
+  value.raw(",\"ts_ms\":");
+  value.integer(transaction_->ts_ms);
+  value.raw(",\"event_count\":null,\"data_collections\":null}");
+  return send(*transaction_topic_, true, true, std::nullopt, 0);
+}
+
+const TransactionBlock* Publisher::next_in_transaction(const TableId& table) {
+  OpenTransaction& t = *transaction_;
+  const std::string name = data_collection(table);
+  auto it = std::find_if(t.collections.begin(), t.collections.end(), [&](const auto& c) { return c.first == name; });
+  if (it == t.collections.end()) it = t.collections.insert(t.collections.end(), {name, 0});
+  t.block = TransactionBlock{t.id, ++t.events, ++it->second};
+  return &t.block;
+}
+
+bool Publisher::end_transaction(std::optional<SourcePosition> position) {
+  const OpenTransaction t = std::move(*transaction_);
+  transaction_.reset();
+  key_.clear();
+  value_.clear();
+  JsonWriter key(key_);
+  key.raw("{\"id\":");
+  key.string(t.id);
+  key.raw('}');
+  JsonWriter value(value_);
+  value.raw("{\"status\":\"END\",\"id\":");
+  value.string(t.id);
+  value.raw(",\"ts_ms\":");
+  value.integer(t.ts_ms);
+  value.raw(",\"event_count\":");
+  value.unsigned_integer(t.events);
+  value.raw(",\"data_collections\":[");
+  for (size_t i = 0; i < t.collections.size(); ++i) {
+    value.raw(i ? ",{\"data_collection\":" : "{\"data_collection\":");
+    value.string(t.collections[i].first);
+    value.raw(",\"event_count\":");
+    value.unsigned_integer(t.collections[i].second);
+    value.raw('}');
+  }
+  value.raw("]}");
+  return send(*transaction_topic_, true, true, std::move(position), t.ts_ms);
 }
 
 bool Publisher::publish_heartbeat(int64_t now_ms) {
@@ -91,31 +175,41 @@ bool Publisher::publish_event(const ChangeEvent& event) {
   const bool tombstones = options_.tombstones_on_delete;
   const int64_t commit_ts = event.source.commit_ts_ms;
   if (metrics_) metrics_->count_change(table.id, event.op);
+  // Snapshot reads belong to no source transaction. With transaction metadata, the transaction's position
+  // rides on its END record, after the last change.
+  const bool in_transaction = options_.transaction_metadata && event.op != Op::Read;
+  if (in_transaction && !transaction_ && !begin_transaction(event)) return false;
+  const std::optional<SourcePosition> resume = in_transaction ? std::nullopt : event.resume_position;
+  const auto block = [&]() -> const TransactionBlock* { return in_transaction ? next_in_transaction(table.id) : nullptr; };
+  const auto finish = [&](bool sent) {
+    if (!sent) return false;
+    return in_transaction && event.resume_position ? end_transaction(event.resume_position) : true;
+  };
 
   if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
     // The old key's history ends with a delete (and tombstone); the new key's begins with a create.
     key_.clear();
     value_.clear();
     const bool has_key = serializer_.write_key(table, *event.before, key_);
-    serializer_.write_value(event, Op::Delete, &*event.before, nullptr, value_, now);
+    serializer_.write_value(event, Op::Delete, &*event.before, nullptr, value_, now, block());
     if (!send(*topic, has_key, true, std::nullopt, 0)) return false;
     if (tombstones && has_key && !send(*topic, true, false, std::nullopt, 0)) return false;
     key_.clear();
     value_.clear();
     serializer_.write_key(table, *event.after, key_);
-    serializer_.write_value(event, Op::Create, nullptr, &*event.after, value_, now);
-    return send(*topic, has_key, true, event.resume_position, commit_ts);
+    serializer_.write_value(event, Op::Create, nullptr, &*event.after, value_, now, block());
+    return finish(send(*topic, has_key, true, resume, commit_ts));
   }
 
   key_.clear();
   value_.clear();
   const Row* key_image = event.key_image();
   const bool has_key = key_image != nullptr && serializer_.write_key(table, *key_image, key_);
-  serializer_.write_value(event, value_, now);
+  serializer_.write_value(event, value_, now, block());
   const bool tombstone = event.op == Op::Delete && tombstones && has_key;
-  if (!send(*topic, has_key, true, tombstone ? std::nullopt : event.resume_position, commit_ts)) return false;
-  if (tombstone) return send(*topic, true, false, event.resume_position, commit_ts);
-  return true;
+  if (!send(*topic, has_key, true, tombstone ? std::nullopt : resume, commit_ts)) return false;
+  if (tombstone) return finish(send(*topic, true, false, resume, commit_ts));
+  return finish(true);
 }
 
 }  // namespace tidemark

@@ -5,6 +5,8 @@
 
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/pipeline_metrics.hpp"
 #include "core/position_tracker.hpp"
@@ -20,6 +22,8 @@ struct PublisherOptions {
   std::string topic_template;
   bool tombstones_on_delete = true;
   std::string heartbeat_topic{};  // <heartbeat.topic_prefix>.<topic prefix>
+  bool transaction_metadata = false;  // the envelope's transaction block, BEGIN/END records
+  std::string transaction_topic{};
 };
 
 class Publisher {
@@ -40,6 +44,11 @@ class Publisher {
 
  private:
   bool publish_event(const ChangeEvent& event);
+  // Transaction metadata: opens the transaction at its first event (the BEGIN record) and numbers the event;
+  // the END record carries the transaction's position, so it commits only once END is acknowledged.
+  bool begin_transaction(const ChangeEvent& event);
+  const TransactionBlock* next_in_transaction(const TableId& table);
+  bool end_transaction(std::optional<SourcePosition> position);
   bool send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after,
             int64_t source_commit_ts_ms);
   std::optional<TopicIndex> topic_for(const TableId& table);
@@ -54,6 +63,15 @@ class Publisher {
   TableSchemaPtr last_table_;  // the schema of the last event published, and its topic
   TopicIndex last_topic_ = 0;
   std::optional<TopicIndex> heartbeat_topic_;
+  struct OpenTransaction {
+    std::string id;
+    int64_t ts_ms = 0;
+    uint64_t events = 0;
+    std::vector<std::pair<std::string, uint64_t>> collections;  // in first-seen order
+    TransactionBlock block;
+  };
+  std::optional<OpenTransaction> transaction_;
+  std::optional<TopicIndex> transaction_topic_;
   std::string key_;
   std::string value_;
   uint64_t records_sent_ = 0;

@@ -15,7 +15,10 @@ std::unique_ptr<MessageSink> make_sink(const Config& config, PositionTracker& tr
 PublisherOptions publisher_options(const Config& config) {
   return PublisherOptions{config.name, config.sink.kafka.topic_prefix, config.sink.kafka.topic_template,
                           config.sink.kafka.tombstones_on_delete,
-                          config.heartbeat.topic_prefix + "." + config.sink.kafka.topic_prefix};
+                          config.heartbeat.topic_prefix + "." + config.sink.kafka.topic_prefix,
+                          config.sink.kafka.provide_transaction_metadata,
+                          config.sink.kafka.transaction_topic.empty() ? config.sink.kafka.topic_prefix + ".transaction"
+                                                                      : config.sink.kafka.transaction_topic};
 }
 
 }  // namespace tidemark

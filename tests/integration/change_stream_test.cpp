@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -489,6 +490,58 @@ TEST_P(ChangeStream, AddAndDropColumnMidStreamKeepTheColumnsOfTheirTime) {
   EXPECT_TRUE(db->daemon().process().running()) << err;
   expect_records(records, live_records, caught_up, pg);
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << err;
+}
+
+
+TEST_P(ChangeStream, TransactionMetadataNumbersEveryChangeAndFramesEachTransaction) {
+  const auto db = make_database(GetParam());
+  const bool pg = db->kind() == "postgres";
+  const std::string a = db->name("txa");
+  const std::string b = db->name("txb");
+  db->create_table(a, "id INT PRIMARY KEY, v INT");
+  db->create_table(b, "id INT PRIMARY KEY, v INT");
+  const std::string transactions = db->daemon().name() + ".transaction";
+  create_topic(db->bootstrap(), transactions, 1);
+  db->write_config({a, b}, "snapshot:\n  initial: never\n");
+  write_file(db->daemon().config_path(), std::regex_replace(read_file(db->daemon().config_path()), std::regex("bootstrap_servers: (.*)\n"),
+                                                            "bootstrap_servers: $1\n    provide_transaction_metadata: true\n"));
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+  db->exec("BEGIN; INSERT INTO " + a + " VALUES (1, 0); INSERT INTO " + b + " VALUES (1, 0); INSERT INTO " + a +
+           " VALUES (2, 0); COMMIT");
+  db->exec("UPDATE " + b + " SET v = 1 WHERE id = 1");
+
+  const auto frames = db->read_until(transactions, 4);
+  ASSERT_EQ(frames.size(), 4u) << db->daemon().stderr_text();
+  std::vector<json> f;
+  for (const auto& r : frames) f.push_back(json::parse(*r.value));
+  EXPECT_EQ(f[0]["status"], "BEGIN");
+  EXPECT_TRUE(f[0]["event_count"].is_null());
+  EXPECT_EQ(f[1]["status"], "END");
+  EXPECT_EQ(f[1]["id"], f[0]["id"]);
+  EXPECT_EQ(json::parse(*frames[1].key), (json{{"id", f[0]["id"]}}));
+  EXPECT_EQ(f[1]["event_count"], 3);
+  const std::string prefix = pg ? "public." : db->database_name() + ".";
+  EXPECT_EQ(f[1]["data_collections"],
+            (json{{{"data_collection", prefix + a}, {"event_count", 2}}, {{"data_collection", prefix + b}, {"event_count", 1}}}));
+  EXPECT_EQ(f[2]["status"], "BEGIN");
+  EXPECT_NE(f[2]["id"], f[0]["id"]);
+  EXPECT_EQ(f[3]["event_count"], 1);
+  if (!pg) {
+    const std::string id = f[0]["id"].get<std::string>();
+    EXPECT_EQ(std::count(id.begin(), id.end(), '-'), 2) << "a MariaDB GTID (domain-server-sequence): " << id;
+  }
+
+  const auto on_a = record_values(db->read_until(db->topic_of(a), 2));
+  const auto on_b = record_values(db->read_until(db->topic_of(b), 2));
+  ASSERT_EQ(on_a.size(), 2u);
+  ASSERT_EQ(on_b.size(), 2u);
+  EXPECT_EQ(on_a[0]["transaction"], (json{{"id", f[0]["id"]}, {"total_order", 1}, {"data_collection_order", 1}}));
+  EXPECT_EQ(on_b[0]["transaction"], (json{{"id", f[0]["id"]}, {"total_order", 2}, {"data_collection_order", 1}}));
+  EXPECT_EQ(on_a[1]["transaction"], (json{{"id", f[0]["id"]}, {"total_order", 3}, {"data_collection_order", 2}}));
+  EXPECT_EQ(on_b[1]["transaction"], (json{{"id", f[2]["id"]}, {"total_order", 1}, {"data_collection_order", 1}}));
+  if (pg) {
+    EXPECT_NE(f[0]["id"].get<std::string>().find(':'), std::string::npos) << "txId:LSN";
+  }
 }
 
 std::string param_name(const testing::TestParamInfo<std::string>& info) { return info.param; }
