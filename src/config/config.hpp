@@ -84,6 +84,9 @@ struct KafkaSinkConfig {
   int64_t flush_timeout_ms = 0;
   int64_t topic_creation_wait_ms = 0;
   TopicCreationConfig topic_creation;
+  std::string record_shape;                  // envelope | flat
+  std::vector<std::string> flat_add_fields;  // op, table, db, schema, source_ts_ms, ts_ms
+  std::string flat_delete_handling;          // drop | tombstone | rewrite
   bool provide_transaction_metadata = false;
   std::string transaction_topic;  // empty: <topic prefix>.transaction
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are

@@ -69,6 +69,14 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::map<std::string,
   return std::nullopt;
 }
 
+Error flat_fields(const std::vector<std::string>& fields) {
+  static const std::vector<std::string> known = {"op", "table", "db", "schema", "source_ts_ms", "ts_ms"};
+  for (const auto& f : fields)
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      return "'" + f + "' is not one of: op, table, db, schema, source_ts_ms, ts_ms";
+  return std::nullopt;
+}
+
 // -1 (the broker decides) or a value in [lo, hi].
 Validator<int64_t> minus_one_or(int64_t lo, int64_t hi) {
   return [lo, hi](const int64_t& v) -> Error {
@@ -418,6 +426,20 @@ std::vector<Setting> build_table() {
       "(auto.create.topics.enable, the broker's default) before that is a fatal error; a broker that says it does not "
       "create topics is a fatal error at once. 0: a missing topic is fatal at once.")
       .byDefault(30000).validate(in_range(0, 600000)),
+    property<std::string>("sink.kafka.record_shape", [](Config& c) -> auto& { return c.sink.kafka.record_shape; },
+      "envelope: Debezium's change event (before, after, source, op, ts_ms, transaction). flat: the row's columns at "
+      "the top level, as Debezium's ExtractNewRecordState transform gives them (after for creates, updates and "
+      "snapshot reads; deletes as sink.kafka.flat.delete_handling says; truncates are not sent).")
+      .byDefault("envelope").choices({"envelope", "flat"}),
+    property<std::vector<std::string>>("sink.kafka.flat.add_fields", [](Config& c) -> auto& { return c.sink.kafka.flat_add_fields; },
+      "Fields a flat record gets beside the columns, each as __<name> (ExtractNewRecordState's add.fields): op, table, "
+      "db, schema, source_ts_ms (commit time in the source), ts_ms (when Tidemark processed it).")
+      .byDefault({}).validate(flat_fields),
+    property<std::string>("sink.kafka.flat.delete_handling", [](Config& c) -> auto& { return c.sink.kafka.flat_delete_handling; },
+      "A delete in flat records (ExtractNewRecordState's delete.tombstone.handling.mode): drop (nothing), tombstone "
+      "(the key with a null value only), rewrite (the old row with __deleted: \"true\", every other record gets "
+      "__deleted: \"false\"; followed by a tombstone when sink.kafka.tombstones_on_delete).")
+      .byDefault("tombstone").choices({"drop", "tombstone", "rewrite"}),
     property<bool>("sink.kafka.provide_transaction_metadata", [](Config& c) -> auto& { return c.sink.kafka.provide_transaction_metadata; },
       "Debezium's transaction metadata: every change's envelope gets a transaction block (id, total_order, "
       "data_collection_order), and each source transaction a BEGIN and an END record (event_count, data_collections) "

@@ -349,4 +349,55 @@ void EnvelopeSerializer::write_value(const ChangeEvent& event, Op op, const Row*
   out.append("}}");
 }
 
+void EnvelopeSerializer::write_flat_value(const ChangeEvent& event, Op op, const Row& row, const FlatFields& fields,
+                                          std::string& out, int64_t now_ms) {
+  const size_t start = out.size();
+  write_row(fragments(event.table), row, out);
+  out.pop_back();  // the row's closing brace: the added fields follow its columns
+  bool empty = out.size() == start + 1;
+  JsonWriter w(out);
+  const auto field = [&](const char* name) {
+    out.append(empty ? "\"" : ",\"");
+    out.append(name);
+    out.append("\":");
+    empty = false;
+  };
+  const TableId& id = event.table->id;
+  if (fields.op) {
+    field("__op");
+    out.push_back('"');
+    out.push_back(static_cast<char>(op));
+    out.push_back('"');
+  }
+  if (fields.table) {
+    field("__table");
+    w.string(id.table);
+  }
+  if (fields.db) {
+    field("__db");
+    w.string(id.database);
+  }
+  if (fields.schema) {
+    field("__schema");
+    if (id.schema.empty()) {
+      w.null();
+    } else {
+      w.string(id.schema);
+    }
+  }
+  if (fields.source_ts_ms) {
+    field("__source_ts_ms");
+    w.integer(event.source.commit_ts_ms);
+  }
+  if (fields.ts_ms) {
+    field("__ts_ms");
+    w.integer(now_ms);
+  }
+  if (fields.deleted) {
+    field("__deleted");
+    out.append(op == Op::Delete ? "\"true\"" : "\"false\"");
+  }
+  out.push_back('}');
+}
+
 }  // namespace tidemark

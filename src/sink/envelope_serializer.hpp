@@ -15,6 +15,17 @@ struct EnvelopeOptions {
   std::string server_name;  // source.name: the pipeline's logical name
 };
 
+// What a flat record (Debezium's ExtractNewRecordState) adds beside the row's columns, as __<name>.
+struct FlatFields {
+  bool op = false;             // __op: c, u, d, r
+  bool table = false;          // __table
+  bool db = false;             // __db
+  bool schema = false;         // __schema (PostgreSQL; null otherwise)
+  bool source_ts_ms = false;   // __source_ts_ms: the commit time in the source
+  bool ts_ms = false;          // __ts_ms: when Tidemark processed it
+  bool deleted = false;        // __deleted: "true" on a rewritten delete, "false" otherwise
+};
+
 // The envelope's `transaction` block (Debezium's transaction metadata): null when absent.
 struct TransactionBlock {
   std::string_view id;
@@ -40,6 +51,10 @@ class EnvelopeSerializer {
   // key-changing update into a delete of the old key and a create of the new one.
   void write_value(const ChangeEvent& event, Op op, const Row* before, const Row* after, std::string& out,
                    int64_t now_ms, const TransactionBlock* transaction = nullptr);
+
+  // Appends a flat record: the columns of `row` at the top level, then the `fields` asked for.
+  void write_flat_value(const ChangeEvent& event, Op op, const Row& row, const FlatFields& fields, std::string& out,
+                        int64_t now_ms);
 
  private:
   struct TableFragments;

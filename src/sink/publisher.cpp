@@ -141,6 +141,56 @@ bool Publisher::end_transaction(std::optional<SourcePosition> position) {
   return send(*transaction_topic_, true, true, std::move(position), t.ts_ms);
 }
 
+bool Publisher::publish_flat(const ChangeEvent& event, TopicIndex topic, std::optional<SourcePosition> resume,
+                             int64_t now) {
+  const TableSchema& table = *event.table;
+  // What the event becomes: a key change is the old key's delete and the new key's create.
+  struct Part {
+    Op op;
+    const Row* row;
+  };
+  std::vector<Part> parts;
+  if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
+    parts = {{Op::Delete, &*event.before}, {Op::Create, &*event.after}};
+  } else if (event.op == Op::Delete) {
+    if (event.before) parts = {{Op::Delete, &*event.before}};
+  } else if (event.op != Op::Truncate && event.after) {
+    parts = {{event.op, &*event.after}};
+  }
+  // The records, in order: (part, tombstone?).
+  std::vector<std::pair<size_t, bool>> records;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].op != Op::Delete) {
+      records.emplace_back(i, false);
+    } else if (options_.flat_deletes == FlatDeletes::Tombstone) {
+      records.emplace_back(i, true);
+    } else if (options_.flat_deletes == FlatDeletes::Rewrite) {
+      records.emplace_back(i, false);
+      if (options_.tombstones_on_delete) records.emplace_back(i, true);
+    }
+  }
+  if (records.empty()) {  // nothing to send (a dropped delete, a truncate): the position still moves
+    if (resume) tracker_.acknowledge(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
+    return true;
+  }
+  for (size_t r = 0; r < records.size(); ++r) {
+    const Part& part = parts[records[r].first];
+    const bool tombstone = records[r].second;
+    key_.clear();
+    value_.clear();
+    const bool has_key = serializer_.write_key(table, *part.row, key_);
+    if (tombstone && !has_key) continue;  // a tombstone without a key deletes nothing
+    if (!tombstone) serializer_.write_flat_value(event, part.op, *part.row, options_.flat_fields, value_, now);
+    const bool last = r + 1 == records.size();
+    if (!send(topic, has_key, !tombstone, last ? std::move(resume) : std::nullopt, event.source.commit_ts_ms))
+      return false;
+    if (last) return true;
+  }
+  // The last record was a tombstone without a key (skipped): the position goes by without a record.
+  if (resume) tracker_.acknowledge(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
+  return true;
+}
+
 bool Publisher::publish_heartbeat(int64_t now_ms) {
   if (!heartbeat_topic_) {
     heartbeat_topic_ = sink_.resolve_topic(options_.heartbeat_topic);
@@ -185,6 +235,11 @@ bool Publisher::publish_event(const ChangeEvent& event) {
     if (!sent) return false;
     return in_transaction && event.resume_position ? end_transaction(event.resume_position) : true;
   };
+
+  if (options_.flat) {
+    if (in_transaction) block();  // counted for the END record; flat records carry no transaction block
+    return finish(publish_flat(event, *topic, resume, now));
+  }
 
   if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
     // The old key's history ends with a delete (and tombstone); the new key's begins with a create.

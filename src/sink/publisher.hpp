@@ -16,6 +16,9 @@
 
 namespace tidemark {
 
+// How a flat record shows a delete.
+enum class FlatDeletes { Drop, Tombstone, Rewrite };
+
 struct PublisherOptions {
   std::string server_name;
   std::string topic_prefix;
@@ -24,6 +27,9 @@ struct PublisherOptions {
   std::string heartbeat_topic{};  // <heartbeat.topic_prefix>.<topic prefix>
   bool transaction_metadata = false;  // the envelope's transaction block, BEGIN/END records
   std::string transaction_topic{};
+  bool flat = false;  // Debezium's ExtractNewRecordState shape instead of the envelope
+  FlatFields flat_fields{};
+  FlatDeletes flat_deletes = FlatDeletes::Tombstone;
 };
 
 class Publisher {
@@ -44,6 +50,9 @@ class Publisher {
 
  private:
   bool publish_event(const ChangeEvent& event);
+  // The flat shape of one event; `resume` goes on its last record (or is committed at once when the event
+  // gives no record).
+  bool publish_flat(const ChangeEvent& event, TopicIndex topic, std::optional<SourcePosition> resume, int64_t now);
   // Transaction metadata: opens the transaction at its first event (the BEGIN record) and numbers the event;
   // the END record carries the transaction's position, so it commits only once END is acknowledged.
   bool begin_transaction(const ChangeEvent& event);

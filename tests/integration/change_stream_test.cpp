@@ -493,6 +493,35 @@ TEST_P(ChangeStream, AddAndDropColumnMidStreamKeepTheColumnsOfTheirTime) {
 }
 
 
+
+TEST_P(ChangeStream, FlatRecordsAreTheRowsColumnsWithTheAddedFields) {
+  const auto db = make_database(GetParam());
+  const std::string t = db->name("flat");
+  db->create_table(t, "id INT PRIMARY KEY, name VARCHAR(20)");
+  if (db->kind() == "postgres") db->exec("ALTER TABLE " + t + " REPLICA IDENTITY FULL");  // whole old rows, as MariaDB
+  db->write_config({t}, "snapshot:\n  initial: never\n");
+  write_file(db->daemon().config_path(),
+             std::regex_replace(read_file(db->daemon().config_path()), std::regex("bootstrap_servers: (.*)\n"),
+                                "bootstrap_servers: $1\n    record_shape: flat\n    flat:\n      add_fields: [op, table, db]\n"
+                                "      delete_handling: rewrite\n"));
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+  db->exec("INSERT INTO " + t + " VALUES (1, 'a')");
+  db->exec("UPDATE " + t + " SET name = 'b' WHERE id = 1");
+  db->exec("DELETE FROM " + t + " WHERE id = 1");
+  const auto records = db->read_until(db->topic_of(t), 4);
+  ASSERT_EQ(records.size(), 4u) << db->daemon().stderr_text();
+  const json base = {{"__table", t}, {"__db", db->database_name()}};
+  auto expect = [&](json v) {
+    v.update(base);
+    return v;
+  };
+  EXPECT_EQ(json::parse(*records[0].value), expect({{"id", 1}, {"name", "a"}, {"__op", "c"}, {"__deleted", "false"}}));
+  EXPECT_EQ(json::parse(*records[1].value), expect({{"id", 1}, {"name", "b"}, {"__op", "u"}, {"__deleted", "false"}}));
+  EXPECT_EQ(json::parse(*records[2].value), expect({{"id", 1}, {"name", "b"}, {"__op", "d"}, {"__deleted", "true"}}));
+  EXPECT_FALSE(records[3].value.has_value()) << "the delete's tombstone";
+  for (const auto& r : records) EXPECT_EQ(json::parse(*r.key), (json{{"id", 1}}));
+}
+
 TEST_P(ChangeStream, TransactionMetadataNumbersEveryChangeAndFramesEachTransaction) {
   const auto db = make_database(GetParam());
   const bool pg = db->kind() == "postgres";

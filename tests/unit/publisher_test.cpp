@@ -71,6 +71,14 @@ class PublisherTest : public ::testing::Test {
         PublisherOptions{"shop", "shop", "{prefix}.{database}.{table}", tombstones}, *sink_, *tracker_);
   }
 
+  void make_with(PublisherOptions options) {
+    publisher_.reset();
+    sink_.reset();
+    tracker_ = std::make_unique<PositionTracker>();
+    sink_ = std::make_unique<StdoutSink>(file_, *tracker_);
+    publisher_ = std::make_unique<Publisher>(std::move(options), *sink_, *tracker_);
+  }
+
   bool publish(const ChangeEvent& e) { return publisher_->publish(StreamItem{e}); }
 
   // Everything written so far, one record per line.
@@ -355,6 +363,58 @@ TEST(TopicNamer, LongNamesAreCutToKafkasLimit) {
   const std::string topic = TopicNamer("p", "{prefix}.{table}").topic_for(TableId{"d", "", long_table});
   EXPECT_EQ(topic.size(), 249u);
   EXPECT_EQ(topic.substr(0, 4), "p.xx");
+}
+
+// Debezium's ExtractNewRecordState: the after columns at the top level, add.fields as __name, deletes as
+// delete.tombstone.handling.mode says. The expected values are Debezium's documented flat shapes.
+PublisherOptions flat_options(FlatDeletes deletes, FlatFields fields) {
+  PublisherOptions o{"shop", "shop", "{prefix}.{database}.{table}", true};
+  o.flat = true;
+  o.flat_fields = fields;
+  o.flat_deletes = deletes;
+  return o;
+}
+
+TEST_F(PublisherTest, FlatRecordsWithRewrittenDeletesAndAddedFields) {
+  make_with(flat_options(FlatDeletes::Rewrite, FlatFields{.op = true, .table = true, .source_ts_ms = true, .deleted = true}));
+  auto create = event(make_table({0}), Op::Create, std::nullopt, row(1, "a"), "p1");
+  create.source.commit_ts_ms = 1700000000123;
+  ASSERT_TRUE(publish(create));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Update, row(1, "a"), row(2, "b"), "p2")));  // a key change
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Delete, row(2, "b"), std::nullopt, "p3")));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Truncate, std::nullopt, std::nullopt, "p4")));
+  const auto r = records();
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(r[0].key, json::parse(R"({"id":1})"));
+  EXPECT_EQ(r[0].value, json::parse(R"({"id":1,"name":"a","__op":"c","__table":"orders","__source_ts_ms":1700000000123,"__deleted":"false"})"));
+  EXPECT_EQ(r[1].value, json::parse(R"({"id":1,"name":"a","__op":"d","__table":"orders","__source_ts_ms":0,"__deleted":"true"})"));
+  EXPECT_TRUE(r[2].value.is_null()) << "the old key's tombstone";
+  EXPECT_EQ(r[2].key, json::parse(R"({"id":1})"));
+  EXPECT_EQ(r[3].value.at("id"), 2);
+  EXPECT_EQ(r[3].value.at("__op"), "c");
+  EXPECT_EQ(r[4].value, json::parse(R"({"id":2,"name":"b","__op":"d","__table":"orders","__source_ts_ms":0,"__deleted":"true"})"));
+  EXPECT_TRUE(r[5].value.is_null());
+  EXPECT_EQ(tracker_->committed().position->token, "p4") << "a truncate sends nothing in flat records, and commits";
+}
+
+TEST_F(PublisherTest, FlatDeletesAsTombstonesOrDroppedStillCommitTheirPosition) {
+  make_with(flat_options(FlatDeletes::Tombstone, FlatFields{}));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Update, row(1, "a"), row(1, "b"), "p1")));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Delete, row(1, "b"), std::nullopt, "p2")));
+  auto r = records();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].value, json::parse(R"({"id":1,"name":"b"})")) << "no fields asked for, none added";
+  EXPECT_TRUE(r[1].value.is_null());
+  EXPECT_EQ(r[1].key, json::parse(R"({"id":1})"));
+  EXPECT_EQ(tracker_->committed().position->token, "p2");
+
+  make_with(flat_options(FlatDeletes::Drop, FlatFields{.op = true}));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Create, std::nullopt, row(7, "x"), "q1")));
+  ASSERT_TRUE(publish(event(make_table({0}), Op::Delete, row(7, "x"), std::nullopt, "q2")));
+  r = records();
+  ASSERT_EQ(r.size(), 3u) << "the earlier two, and the create: the delete is dropped";
+  EXPECT_EQ(r[2].value, json::parse(R"({"id":7,"name":"x","__op":"c"})"));
+  EXPECT_EQ(tracker_->committed().position->token, "q2") << "a dropped delete's position is committed";
 }
 
 }  // namespace
