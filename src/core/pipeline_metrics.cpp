@@ -115,6 +115,14 @@ PipelineMetrics::PipelineMetrics(const std::string& pipeline)
                              .Labels({{"pipeline", pipeline}})
                              .Register(*registry_)
                              .Add({})),
+      log_bytes_behind_(BuildGauge()
+                            .Name("tidemark_source_log_bytes_behind")
+                            .Help("Bytes of the server's log past the committed position: PostgreSQL the WAL the slot "
+                                  "retains past its confirmed flush LSN, MySQL/MariaDB the binlog bytes after it; "
+                                  "-1 until known (asked every 5 s)")
+                            .Labels({{"pipeline", pipeline}})
+                            .Register(*registry_)
+                            .Add({})),
       state_file_age_(BuildGauge()
                           .Name("tidemark_state_file_age_seconds")
                           .Help("Seconds since the state file was last known to hold the committed position (grows while writes fail)")
@@ -221,6 +229,7 @@ void PipelineMetrics::sample(const PipelineSample& s) {
     reconnects_seen_ = s.source_reconnects;
   }
   state_file_age_.Set(s.state_file_age_seconds);
+  log_bytes_behind_.Set(static_cast<double>(s.source_log_bytes_behind));
   if (!s.snapshots) return;
   snapshot_running_.Set(s.snapshot_running ? 1 : 0);
   snapshot_paused_.Set(s.snapshot_paused ? 1 : 0);

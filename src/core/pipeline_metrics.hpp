@@ -30,6 +30,7 @@ struct PipelineSample {
   uint64_t records_in_flight = 0;
   bool source_connected = false;
   uint64_t source_reconnects = 0;  // since start
+  int64_t source_log_bytes_behind = -1;  // -1: not known (yet)
   double state_file_age_seconds = 0;
   // Snapshots (absent when the pipeline has no snapshot stage).
   bool snapshots = false;
@@ -83,6 +84,7 @@ class PipelineMetrics {
   prometheus::Gauge& in_flight_;
   prometheus::Gauge& source_connected_;
   prometheus::Counter& source_reconnects_;
+  prometheus::Gauge& log_bytes_behind_;
   prometheus::Gauge& state_file_age_;
   prometheus::Gauge& snapshot_running_;
   prometheus::Gauge& snapshot_paused_;

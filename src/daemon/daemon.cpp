@@ -29,6 +29,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSignalWait{100};
 constexpr std::chrono::seconds kAbortGrace{5};
+constexpr std::chrono::milliseconds kProbeInterval{5000};
 
 sigset_t handled_signals() {
   sigset_t set;
@@ -159,6 +160,14 @@ class Pipeline {
         run_action_query_loop(std::chrono::milliseconds(config_.heartbeat.interval_ms), config_.heartbeat.action_query, stop);
       });
     }
+    // How far the server's log runs ahead of the committed position: a query on the source, so not in
+    // the 100 ms sampling of the main loop.
+    probe_thread_ = std::jthread([this](std::stop_token stop) {
+      run_every(kProbeInterval, stop, [&] {
+        const auto behind = source_->log_bytes_behind(tracker_->committed().position);
+        log_bytes_behind_ = behind.value_or(-1);
+      });
+    });
     running_ = true;
     return true;
   }
@@ -166,8 +175,16 @@ class Pipeline {
   // heartbeat.action_query at every heartbeat, on the source's own connection for it; a failure is logged
   // and tried again at the next one.
   void run_action_query_loop(std::chrono::milliseconds interval, const std::string& sql, std::stop_token stop) {
-    for (;;) {
+    run_every(interval, stop, [&] {
       if (const auto error = source_->run_action_query(sql)) spdlog::warn("{}", *error);
+    });
+  }
+
+  // Runs `work` now and then every `interval` until `stop` (checked every 100 ms).
+  template <typename Work>
+  static void run_every(std::chrono::milliseconds interval, const std::stop_token& stop, Work&& work) {
+    for (;;) {
+      work();
       for (auto waited = std::chrono::milliseconds(0); waited < interval; waited += kSignalWait) {
         if (stop.stop_requested()) return;
         std::this_thread::sleep_for(std::min(kSignalWait, interval));
@@ -206,6 +223,7 @@ class Pipeline {
     s.records_in_flight = tracker_->in_flight();
     s.source_connected = source_->connected();
     s.source_reconnects = source_->reconnects();
+    s.source_log_bytes_behind = log_bytes_behind_.load();
     s.state_file_age_seconds = seconds_since(last_persisted_ns_.load());
     if (snapshots_) {
       const snapshot::SnapshotState state = snapshots_->state();
@@ -258,7 +276,8 @@ class Pipeline {
         {"pipeline", config_.name},
         {"running", true},
         {"position", committed.position ? nlohmann::json(committed.position->token) : nlohmann::json(nullptr)},
-        {"source", {{"type", config_.source.type}, {"connected", s.source_connected}, {"reconnects", s.source_reconnects}}},
+        {"source", {{"type", config_.source.type}, {"connected", s.source_connected}, {"reconnects", s.source_reconnects},
+                    {"log_bytes_behind", s.source_log_bytes_behind}}},
         {"sink", {{"type", config_.sink.type}, {"failed", sink_->fatal_error() ? nlohmann::json(*sink_->fatal_error()) : nlohmann::json(false)}}},
         {"queue", {{"events", s.queue_events}, {"bytes", s.queue_bytes}}},
         {"records_in_flight", s.records_in_flight},
@@ -307,7 +326,9 @@ class Pipeline {
     notifier_.stopping();
     if (snapshots_) snapshots_->stop();
     action_thread_.request_stop();
+    probe_thread_.request_stop();
     if (action_thread_.joinable()) action_thread_.join();
+    if (probe_thread_.joinable()) probe_thread_.join();
     source_thread_.request_stop();
     source_thread_.join();
     queue_->close();
@@ -341,6 +362,8 @@ class Pipeline {
   std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;
   std::jthread action_thread_;  // heartbeat.action_query
+  std::jthread probe_thread_;   // the source's log bytes behind the committed position
+  std::atomic<int64_t> log_bytes_behind_{-1};
   std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;  // what a stage reported that must stop the daemon
   PipelineMetrics metrics_;

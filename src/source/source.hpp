@@ -52,6 +52,14 @@ class Source {
     return std::string("this source has no database to run heartbeat.action_query on");
   }
 
+  // How far the server's log runs past `committed` (the persisted position), in bytes: PostgreSQL the WAL
+  // the slot retains past its confirmed flush LSN, MySQL the binlog bytes after the position. On a
+  // connection of its own (the probe thread's); nullopt when it cannot be known.
+  virtual std::optional<int64_t> log_bytes_behind(const std::optional<SourcePosition>& committed) {
+    (void)committed;
+    return std::nullopt;
+  }
+
   // For metrics and readiness, read from any thread: whether a replication session is up, and how many
   // were lost and retried since start.
   bool connected() const { return connected_.load(std::memory_order_relaxed); }

@@ -105,6 +105,13 @@ TEST_P(Operations, MetricsCountWhatTheTopicHoldsAndReadinessFollowsTheSourceServ
   EXPECT_EQ(metric(text, "tidemark_delivery_latency_seconds_count"), static_cast<double>(records.size()));
   EXPECT_GE(metric(text, "tidemark_commit_to_ack_seconds_count"), 3) << "one per acknowledged transaction";
   EXPECT_NE(text.find("pipeline=\"" + db->daemon().name() + "\""), std::string::npos);
+  // The log position probe asks the server every 5 s: the slot's retained WAL / the binlog bytes after the position.
+  double behind = -1;
+  EXPECT_TRUE(wait_until([&] {
+    behind = metric(get(port, "/metrics").body, "tidemark_source_log_bytes_behind");
+    return behind >= 0;
+  }, 20s)) << behind;
+  EXPECT_LT(behind, 64.0 * 1024 * 1024);
 
   EXPECT_EQ(get(port, "/healthz").status, 200);
   Answer ready = get(port, "/readyz");

@@ -133,6 +133,34 @@ std::optional<std::string> MySqlSource::run_action_query(const std::string& sql)
   return std::nullopt;
 }
 
+std::optional<int64_t> MySqlSource::log_bytes_behind(const std::optional<SourcePosition>& committed) {
+  if (!committed) return std::nullopt;
+  const auto position = BinlogPosition::parse(*committed);
+  if (!position || position->file.empty()) return std::nullopt;
+  if (!probe_connection_ || !probe_connection_->ok()) probe_connection_ = std::make_unique<MySqlConnection>(config_.source);
+  if (!probe_connection_->ok()) return std::nullopt;
+  const auto logs = probe_connection_->query("SHOW BINARY LOGS");
+  if (!logs) {
+    probe_connection_.reset();
+    return std::nullopt;
+  }
+  // Binlog names sort in order (mysql-bin.000001, ...): the rest of the position's file, then every later one.
+  int64_t behind = 0;
+  bool found = false;
+  for (const auto& row : *logs) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    const int64_t size = std::stoll(*row[1]);
+    if (*row[0] == position->file) {
+      found = true;
+      behind += std::max<int64_t>(0, size - static_cast<int64_t>(position->position));
+    } else if (*row[0] > position->file) {
+      behind += size;
+    }
+  }
+  if (!found) return std::nullopt;  // purged: the source will say so
+  return behind;
+}
+
 SourceOutcome MySqlSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
   if (start) {
     resume_ = BinlogPosition::parse(*start);

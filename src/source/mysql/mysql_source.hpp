@@ -21,6 +21,7 @@ class MySqlSource final : public Source {
   std::vector<std::string> warnings() const override { return warnings_; }
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
   std::optional<std::string> run_action_query(const std::string& sql) override;
+  std::optional<int64_t> log_bytes_behind(const std::optional<SourcePosition>& committed) override;
 
  private:
   enum class SessionEnd { Stopped, Retry, Fatal };
@@ -28,6 +29,7 @@ class MySqlSource final : public Source {
 
   Config config_;
   std::unique_ptr<MySqlConnection> action_connection_;  // heartbeat thread only
+  std::unique_ptr<MySqlConnection> probe_connection_;   // probe thread only
   std::vector<std::string> warnings_;  // from the last check()
   std::optional<BinlogPosition> resume_;  // after the last transaction handed to the queue
 };

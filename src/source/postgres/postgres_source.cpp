@@ -399,6 +399,18 @@ std::optional<std::string> PostgresSource::run_action_query(const std::string& s
   return std::nullopt;
 }
 
+std::optional<int64_t> PostgresSource::log_bytes_behind(const std::optional<SourcePosition>&) {
+  if (!probe_connection_ || !probe_connection_->ok())
+    probe_connection_ = std::make_unique<Connection>(config_.source, application_name_ + "-probe", Connection::Mode::Normal);
+  if (!probe_connection_->ok()) return std::nullopt;
+  const auto r = probe_connection_->query(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint FROM pg_replication_slots "
+      "WHERE slot_name = $1",
+      {config_.source.postgres.slot});
+  if (!r || PQntuples(r->get()) != 1 || PQgetisnull(r->get(), 0, 0)) return std::nullopt;
+  return std::stoll(PQgetvalue(r->get(), 0, 0));
+}
+
 SourceOutcome PostgresSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
   const bool have_stored_position = start.has_value();
   if (start) {

@@ -21,6 +21,7 @@ class PostgresSource final : public Source {
   SourceOutcome run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) override;
   void on_position_persisted(const SourcePosition& position) override;
   std::optional<std::string> run_action_query(const std::string& sql) override;
+  std::optional<int64_t> log_bytes_behind(const std::optional<SourcePosition>& committed) override;
 
   static std::optional<Lsn> parse_position(const SourcePosition& position);
   static SourcePosition position_at(Lsn lsn);
@@ -32,6 +33,7 @@ class PostgresSource final : public Source {
   Config config_;
   std::string application_name_;
   std::unique_ptr<Connection> action_connection_;  // heartbeat thread only
+  std::unique_ptr<Connection> probe_connection_;   // probe thread only
   std::atomic<Lsn> persisted_lsn_{kInvalidLsn};
   Lsn resume_lsn_ = kInvalidLsn;  // end of the last transaction handed to the queue
   bool streamed_from_stored_position_ = false;
