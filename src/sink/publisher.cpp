@@ -81,6 +81,22 @@ std::string data_collection(const TableId& t) { return (t.schema.empty() ? t.dat
 
 }  // namespace
 
+void Publisher::write_frame_start(const char* status, const OpenTransaction& t) {
+  key_.clear();
+  value_.clear();
+  JsonWriter key(key_);
+  key.raw("{\"id\":");
+  key.string(t.id);
+  key.raw('}');
+  JsonWriter value(value_);
+  value.raw("{\"status\":\"");
+  value.raw(status);
+  value.raw("\",\"id\":");
+  value.string(t.id);
+  value.raw(",\"ts_ms\":");
+  value.integer(t.ts_ms);
+}
+
 bool Publisher::begin_transaction(const ChangeEvent& event) {
   transaction_.emplace();
   transaction_->id = transaction_id(event.source);
@@ -89,18 +105,8 @@ bool Publisher::begin_transaction(const ChangeEvent& event) {
     transaction_topic_ = sink_.resolve_topic(options_.transaction_topic);
     if (!transaction_topic_) return false;
   }
-  key_.clear();
-  value_.clear();
-  JsonWriter key(key_);
-  key.raw("{\"id\":");
-  key.string(transaction_->id);
-  key.raw('}');
-  JsonWriter value(value_);
-  value.raw("{\"status\":\"BEGIN\",\"id\":");
-  value.string(transaction_->id);
-  value.raw(",\"ts_ms\":");
-  value.integer(transaction_->ts_ms);
-  value.raw(",\"event_count\":null,\"data_collections\":null}");
+  write_frame_start("BEGIN", *transaction_);
+  value_.append(",\"event_count\":null,\"data_collections\":null}");
   return send(*transaction_topic_, true, true, std::nullopt, 0);
 }
 
@@ -116,17 +122,8 @@ const TransactionBlock* Publisher::next_in_transaction(const TableId& table) {
 bool Publisher::end_transaction(std::optional<SourcePosition> position) {
   const OpenTransaction t = std::move(*transaction_);
   transaction_.reset();
-  key_.clear();
-  value_.clear();
-  JsonWriter key(key_);
-  key.raw("{\"id\":");
-  key.string(t.id);
-  key.raw('}');
+  write_frame_start("END", t);
   JsonWriter value(value_);
-  value.raw("{\"status\":\"END\",\"id\":");
-  value.string(t.id);
-  value.raw(",\"ts_ms\":");
-  value.integer(t.ts_ms);
   value.raw(",\"event_count\":");
   value.unsigned_integer(t.events);
   value.raw(",\"data_collections\":[");

@@ -80,6 +80,8 @@ class Publisher {
     TransactionBlock block;
   };
   std::optional<OpenTransaction> transaction_;
+  // key_ = {"id":…}; value_ = {"status":…,"id":…,"ts_ms":… (the caller ends the object).
+  void write_frame_start(const char* status, const OpenTransaction& t);
   std::optional<TopicIndex> transaction_topic_;
   std::string key_;
   std::string value_;
