@@ -95,6 +95,7 @@ write_env_file() {
         if in_list kafka "${running[@]}"; then
             _export_line TIDEMARK_KAFKA_BOOTSTRAP "$TIDEMARK_KAFKA_BOOTSTRAP"
             _export_line TIDEMARK_KAFKA_VERSION "$TIDEMARK_KAFKA_VERSION"
+            _export_line TIDEMARK_KAFKA_LIBS "$KAFKA_LIBS_DIR"  # the broker's jars, with Connect's JsonConverter
         fi
     } >"$tmp"
     mv "$tmp" "$ENV_FILE"

@@ -25,12 +25,53 @@ struct TableIdHash {
   size_t operator()(const TableId& id) const noexcept;
 };
 
+// What a column holds, as far as a consumer's schema needs to say (Kafka Connect JSON schemas, a target
+// table's DDL): the kind of its values with the width and meaning the database declared. Each source maps
+// its own types here; the value in a row is still one of value.hpp's types (an Int16 column holds int64).
+enum class ColumnKind : uint8_t {
+  Unknown,  // not described by the source: a consumer should treat it as text
+  Boolean,
+  Int16,
+  Int32,
+  Int64,
+  UInt64,  // MySQL's BIGINT UNSIGNED
+  Float32,
+  Float64,
+  Decimal,
+  String,
+  Bytes,
+  Date,
+  Time,
+  Timestamp,
+  TimestampTz,
+  TimeTz,  // PostgreSQL's timetz, sent as UTC text
+  Interval,
+  Year,
+  Json,
+  Xml,
+  Uuid,
+  Enum,
+  EnumSet,
+  Bits,  // MySQL's BIT(n), n > 1, as bytes
+  Array,
+};
+
+struct ColumnInfo {
+  ColumnKind kind = ColumnKind::Unknown;
+  ColumnKind element = ColumnKind::Unknown;  // Array: the kind of its elements
+  bool optional = true;                      // the column may hold NULL
+  uint32_t length = 0;                       // Bits: the declared number of bits
+  std::vector<std::string> members;          // Enum and EnumSet: the allowed values, in definition order
+  bool operator==(const ColumnInfo&) const = default;
+};
+
 // Column names and key of a table at one point of the log. Sources share one immutable instance between
 // all events until the table's schema changes, so events carry a pointer, not the names.
 struct TableSchema {
   TableId id;
   std::vector<std::string> columns;
   std::vector<size_t> key_columns;  // indexes into `columns`, in key order; empty when the table has no key
+  std::vector<ColumnInfo> column_info;  // parallel to `columns`; empty when the source does not describe them
   // True when an update's or delete's old image holds every column (MySQL's binlog_row_image=FULL,
   // PostgreSQL's REPLICA IDENTITY FULL); otherwise it may hold the key columns only.
   bool complete_old_image = false;

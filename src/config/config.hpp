@@ -87,6 +87,7 @@ struct KafkaSinkConfig {
   std::string record_shape;                  // envelope | flat
   std::vector<std::string> flat_add_fields;  // op, table, db, schema, source_ts_ms, ts_ms
   std::string flat_delete_handling;          // drop | tombstone | rewrite
+  bool schemas_enable = false;               // {"schema","payload"} records, as JsonConverter's schemas.enable
   bool provide_transaction_metadata = false;
   std::string transaction_topic;  // empty: <topic prefix>.transaction
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are

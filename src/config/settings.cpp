@@ -440,6 +440,11 @@ std::vector<Setting> build_table() {
       "(the key with a null value only), rewrite (the old row with __deleted: \"true\", every other record gets "
       "__deleted: \"false\"; followed by a tombstone when sink.kafka.tombstones_on_delete).")
       .byDefault("tombstone").choices({"drop", "tombstone", "rewrite"}),
+    property<bool>("sink.kafka.schemas.enable", [](Config& c) -> auto& { return c.sink.kafka.schemas_enable; },
+      "Write every key and value as {\"schema\": ..., \"payload\": ...}, as Kafka Connect's JsonConverter does with "
+      "schemas.enable=true: the schema describes each column (int32, io.debezium.time.MicroTimestamp, ...) so that "
+      "consumers that expect Debezium's schemas can read the records. Larger records; off by default.")
+      .byDefault(false),
     property<bool>("sink.kafka.provide_transaction_metadata", [](Config& c) -> auto& { return c.sink.kafka.provide_transaction_metadata; },
       "Debezium's transaction metadata: every change's envelope gets a transaction block (id, total_order, "
       "data_collection_order), and each source transaction a BEGIN and an END record (event_count, data_collections) "

@@ -1,5 +1,6 @@
 #include "sink/publisher.hpp"
 
+#include "sink/connect_schema.hpp"
 #include "sink/json_writer.hpp"
 
 #include <algorithm>
@@ -30,7 +31,42 @@ Publisher::Publisher(PublisherOptions options, MessageSink& sink, PositionTracke
       tracker_(tracker),
       metrics_(metrics),
       serializer_(EnvelopeOptions{options_.server_name}),
-      namer_(options_.topic_prefix, options_.topic_template) {}
+      namer_(options_.topic_prefix, options_.topic_template) {
+  if (options_.connect_schemas) {
+    const auto head = [](const std::string& schema) { return "{\"schema\":" + schema + ",\"payload\":"; };
+    heartbeat_heads_[0] = head(connect_heartbeat_key_schema());
+    heartbeat_heads_[1] = head(connect_heartbeat_value_schema());
+    transaction_heads_[0] = head(connect_transaction_key_schema());
+    transaction_heads_[1] = head(connect_transaction_value_schema());
+  }
+}
+
+const Publisher::SchemaHeads& Publisher::schema_heads(const TableSchemaPtr& table) {
+  SchemaHeads& heads = schema_heads_[table.get()];
+  if (!heads.table) {
+    const std::string name = namer_.topic_for(table->id);
+    const std::string value = options_.flat ? connect_flat_schema(*table, options_.flat_fields, name)
+                                            : connect_envelope_schema(*table, connector_, name);
+    heads.table = table;
+    heads.key = "{\"schema\":" + connect_key_schema(*table, name) + ",\"payload\":";
+    heads.value = "{\"schema\":" + value + ",\"payload\":";
+  }
+  return heads;
+}
+
+void Publisher::start_record(const std::string* key_head, const std::string* value_head) {
+  key_.clear();
+  value_.clear();
+  if (!options_.connect_schemas) return;
+  key_.append(*key_head);
+  value_.append(*value_head);
+}
+
+void Publisher::close_record(bool has_key, bool has_value) {
+  if (!options_.connect_schemas) return;
+  if (has_key) key_.push_back('}');
+  if (has_value) value_.push_back('}');
+}
 
 std::optional<TopicIndex> Publisher::topic_for(const TableId& table) {
   if (const auto it = topics_.find(table); it != topics_.end()) return it->second;
@@ -82,8 +118,7 @@ std::string data_collection(const TableId& t) { return (t.schema.empty() ? t.dat
 }  // namespace
 
 void Publisher::write_frame_start(const char* status, const OpenTransaction& t) {
-  key_.clear();
-  value_.clear();
+  start_record(&transaction_heads_[0], &transaction_heads_[1]);
   JsonWriter key(key_);
   key.raw("{\"id\":");
   key.string(t.id);
@@ -107,6 +142,7 @@ bool Publisher::begin_transaction(const ChangeEvent& event) {
   }
   write_frame_start("BEGIN", *transaction_);
   value_.append(",\"event_count\":null,\"data_collections\":null}");
+  close_record(true, true);
   return send(*transaction_topic_, true, true, std::nullopt, 0);
 }
 
@@ -135,11 +171,12 @@ bool Publisher::end_transaction(std::optional<SourcePosition> position) {
     value.raw('}');
   }
   value.raw("]}");
+  close_record(true, true);
   return send(*transaction_topic_, true, true, std::move(position), t.ts_ms);
 }
 
 bool Publisher::publish_flat(const ChangeEvent& event, TopicIndex topic, std::optional<SourcePosition> resume,
-                             int64_t now) {
+                             int64_t now, const SchemaHeads* heads) {
   const TableSchema& table = *event.table;
   // What the event becomes: a key change is the old key's delete and the new key's create.
   struct Part {
@@ -173,11 +210,11 @@ bool Publisher::publish_flat(const ChangeEvent& event, TopicIndex topic, std::op
   for (size_t r = 0; r < records.size(); ++r) {
     const Part& part = parts[records[r].first];
     const bool tombstone = records[r].second;
-    key_.clear();
-    value_.clear();
+    start_record(heads ? &heads->key : nullptr, heads ? &heads->value : nullptr);
     const bool has_key = serializer_.write_key(table, *part.row, key_);
     if (tombstone && !has_key) continue;  // a tombstone without a key deletes nothing
     if (!tombstone) serializer_.write_flat_value(event, part.op, *part.row, options_.flat_fields, value_, now);
+    close_record(has_key, !tombstone);
     const bool last = r + 1 == records.size();
     if (!send(topic, has_key, !tombstone, last ? std::move(resume) : std::nullopt, event.source.commit_ts_ms))
       return false;
@@ -193,8 +230,7 @@ bool Publisher::publish_heartbeat(int64_t now_ms) {
     heartbeat_topic_ = sink_.resolve_topic(options_.heartbeat_topic);
     if (!heartbeat_topic_) return false;
   }
-  key_.clear();
-  value_.clear();
+  start_record(&heartbeat_heads_[0], &heartbeat_heads_[1]);
   JsonWriter key(key_);
   key.raw("{\"serverName\":");
   key.string(options_.topic_prefix);
@@ -203,6 +239,7 @@ bool Publisher::publish_heartbeat(int64_t now_ms) {
   value.raw("{\"ts_ms\":");
   value.integer(now_ms);
   value.raw('}');
+  close_record(true, true);
   return send(*heartbeat_topic_, true, true, std::nullopt, 0);
 }
 
@@ -217,7 +254,12 @@ bool Publisher::publish_event(const ChangeEvent& event) {
     if (!topic) return false;
     last_table_ = event.table;  // holds the schema, so its address cannot be reused by another
     last_topic_ = *topic;
+    connector_ = event.source.connector;
+    last_heads_ = options_.connect_schemas ? &schema_heads(event.table) : nullptr;
   }
+  const SchemaHeads* heads = last_heads_;
+  const std::string* key_head = heads ? &heads->key : nullptr;
+  const std::string* value_head = heads ? &heads->value : nullptr;
   const int64_t now = now_ms();
   const bool tombstones = options_.tombstones_on_delete;
   const int64_t commit_ts = event.source.commit_ts_ms;
@@ -235,29 +277,29 @@ bool Publisher::publish_event(const ChangeEvent& event) {
 
   if (options_.flat) {
     if (in_transaction) block();  // counted for the END record; flat records carry no transaction block
-    return finish(publish_flat(event, *topic, resume, now));
+    return finish(publish_flat(event, *topic, resume, now, heads));
   }
 
   if (event.op == Op::Update && event.before && event.after && key_changed(table, *event.before, *event.after)) {
     // The old key's history ends with a delete (and tombstone); the new key's begins with a create.
-    key_.clear();
-    value_.clear();
+    start_record(key_head, value_head);
     const bool has_key = serializer_.write_key(table, *event.before, key_);
     serializer_.write_value(event, Op::Delete, &*event.before, nullptr, value_, now, block());
+    close_record(has_key, true);
     if (!send(*topic, has_key, true, std::nullopt, 0)) return false;
     if (tombstones && has_key && !send(*topic, true, false, std::nullopt, 0)) return false;
-    key_.clear();
-    value_.clear();
+    start_record(key_head, value_head);
     serializer_.write_key(table, *event.after, key_);
     serializer_.write_value(event, Op::Create, nullptr, &*event.after, value_, now, block());
+    close_record(has_key, true);
     return finish(send(*topic, has_key, true, resume, commit_ts));
   }
 
-  key_.clear();
-  value_.clear();
+  start_record(key_head, value_head);
   const Row* key_image = event.key_image();
   const bool has_key = key_image != nullptr && serializer_.write_key(table, *key_image, key_);
   serializer_.write_value(event, value_, now, block());
+  close_record(has_key, true);
   const bool tombstone = event.op == Op::Delete && tombstones && has_key;
   if (!send(*topic, has_key, true, tombstone ? std::nullopt : resume, commit_ts)) return false;
   if (tombstone) return finish(send(*topic, true, false, resume, commit_ts));

@@ -30,6 +30,8 @@ struct PublisherOptions {
   bool flat = false;  // Debezium's ExtractNewRecordState shape instead of the envelope
   FlatFields flat_fields{};
   FlatDeletes flat_deletes = FlatDeletes::Tombstone;
+  // JsonConverter's schemas.enable=true: every key and value is {"schema": ..., "payload": ...}.
+  bool connect_schemas = false;
 };
 
 class Publisher {
@@ -52,7 +54,9 @@ class Publisher {
   bool publish_event(const ChangeEvent& event);
   // The flat shape of one event; `resume` goes on its last record (or is committed at once when the event
   // gives no record).
-  bool publish_flat(const ChangeEvent& event, TopicIndex topic, std::optional<SourcePosition> resume, int64_t now);
+  struct SchemaHeads;
+  bool publish_flat(const ChangeEvent& event, TopicIndex topic, std::optional<SourcePosition> resume, int64_t now,
+                    const SchemaHeads* heads);
   // Transaction metadata: opens the transaction at its first event (the BEGIN record) and numbers the event;
   // the END record carries the transaction's position, so it commits only once END is acknowledged.
   bool begin_transaction(const ChangeEvent& event);
@@ -61,6 +65,16 @@ class Publisher {
   bool send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after,
             int64_t source_commit_ts_ms);
   std::optional<TopicIndex> topic_for(const TableId& table);
+  // With connect_schemas: `{"schema":<schema>,"payload":` heads of a table's keys and values, built once.
+  struct SchemaHeads {
+    TableSchemaPtr table;  // holds the schema, so its address (the cache key) is never reused
+    std::string key;
+    std::string value;
+  };
+  const SchemaHeads& schema_heads(const TableSchemaPtr& table);
+  // Start key_/value_ (with the head when schemas are on); close them once the payload is written.
+  void start_record(const std::string* key_head, const std::string* value_head);
+  void close_record(bool has_key, bool has_value);
 
   PublisherOptions options_;
   MessageSink& sink_;
@@ -71,6 +85,7 @@ class Publisher {
   std::unordered_map<TableId, TopicIndex, TableIdHash> topics_;
   TableSchemaPtr last_table_;  // the schema of the last event published, and its topic
   TopicIndex last_topic_ = 0;
+  ConnectorKind connector_ = ConnectorKind::Generator;  // of the events seen (one source per pipeline)
   std::optional<TopicIndex> heartbeat_topic_;
   struct OpenTransaction {
     std::string id;
@@ -83,6 +98,10 @@ class Publisher {
   // key_ = {"id":…}; value_ = {"status":…,"id":…,"ts_ms":… (the caller ends the object).
   void write_frame_start(const char* status, const OpenTransaction& t);
   std::optional<TopicIndex> transaction_topic_;
+  std::unordered_map<const TableSchema*, SchemaHeads> schema_heads_;
+  const SchemaHeads* last_heads_ = nullptr;  // those of last_table_
+  std::string heartbeat_heads_[2];
+  std::string transaction_heads_[2];
   std::string key_;
   std::string value_;
   uint64_t records_sent_ = 0;

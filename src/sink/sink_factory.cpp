@@ -33,7 +33,7 @@ PublisherOptions publisher_options(const Config& config) {
                           config.sink.kafka.provide_transaction_metadata,
                           config.sink.kafka.transaction_topic.empty() ? config.sink.kafka.topic_prefix + ".transaction"
                                                                       : config.sink.kafka.transaction_topic,
-                          k.record_shape == "flat", fields, deletes};
+                          k.record_shape == "flat", fields, deletes, k.schemas_enable};
 }
 
 }  // namespace tidemark

@@ -261,6 +261,8 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   }
   if (!chunk.ok()) return fail("chunk query failed: " + chunk.error);
   const bool finished = chunk.value->rows.size() < query.limit;
+  spdlog::debug("snapshot of {}: window {} read {} rows (after {}, up to {})", request.table, id, chunk.value->rows.size(),
+                query.after ? "a key" : "the start", query.upto ? "a key" : "the end");
   coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
   if (auto error = reader_.write_watermark(high)) return fail("cannot write the high watermark: " + *error);
   failures_ = 0;

@@ -221,15 +221,15 @@ TEST(PgTypeRegistry, KnowsTheBuiltinsAndTheirArrays) {
 
 TEST(PgTypeRegistry, RegistersRuntimeTypesButNeverOverridesBuiltins) {
   PgTypeRegistry types;
-  EXPECT_FALSE(types.add({oid::kInt4, 'S', 0, 0, "evil"}));
-  EXPECT_FALSE(types.add({0, 'E', 0, 0, "zero"}));
+  EXPECT_FALSE(types.add({oid::kInt4, 'S', 0, 0, "evil", {}}));
+  EXPECT_FALSE(types.add({0, 'E', 0, 0, "zero", {}}));
   EXPECT_EQ(types.find(oid::kInt4)->name, "int4");
-  EXPECT_TRUE(types.add({16390, 'E', 0, 0, "mood"}));
-  EXPECT_TRUE(types.add({16389, 'A', 16390, 0, "_mood"}));
-  EXPECT_TRUE(types.add({16400, 'N', 0, oid::kInt4, "posint"}));
-  EXPECT_TRUE(types.add({16401, 'N', 0, 16400, "posint2"}));  // domain over a domain
-  EXPECT_TRUE(types.add({16402, 'A', oid::kInt4, 0, "_int4_again"}));
-  EXPECT_TRUE(types.add({16403, 'A', 0, oid::kTextArray, "textlist"}));  // domain over text[]
+  EXPECT_TRUE(types.add({16390, 'E', 0, 0, "mood", {}}));
+  EXPECT_TRUE(types.add({16389, 'A', 16390, 0, "_mood", {}}));
+  EXPECT_TRUE(types.add({16400, 'N', 0, oid::kInt4, "posint", {}}));
+  EXPECT_TRUE(types.add({16401, 'N', 0, 16400, "posint2", {}}));  // domain over a domain
+  EXPECT_TRUE(types.add({16402, 'A', oid::kInt4, 0, "_int4_again", {}}));
+  EXPECT_TRUE(types.add({16403, 'A', 0, oid::kTextArray, "textlist", {}}));  // domain over text[]
   EXPECT_EQ(types.registered_count(), 6u);
   EXPECT_EQ(types.type_name(16400), "posint");
 
@@ -245,12 +245,12 @@ TEST(PgTypeRegistry, RegistersRuntimeTypesButNeverOverridesBuiltins) {
   EXPECT_NE(e.message.find("domain posint"), std::string::npos) << e.message;
 
   // Replacing a registration (a type altered, or an OID reused after a drop) takes effect.
-  EXPECT_TRUE(types.add({16390, 'N', 0, oid::kInt8, "mood_now_a_domain"}));
+  EXPECT_TRUE(types.add({16390, 'N', 0, oid::kInt8, "mood_now_a_domain", {}}));
   expect_parse(16390, "5", int64_t{5}, types);
 
   // A domain cycle (not possible in PostgreSQL, but the registry takes what it is given) ends in an error.
-  EXPECT_TRUE(types.add({16500, 'U', 0, 16501, "a"}));
-  EXPECT_TRUE(types.add({16501, 'U', 0, 16500, "b"}));
+  EXPECT_TRUE(types.add({16500, 'U', 0, 16501, "a", {}}));
+  EXPECT_TRUE(types.add({16501, 'U', 0, 16500, "b", {}}));
   EXPECT_NE(expect_error(16500, "x", types).message.find("nest"), std::string::npos);
 }
 
@@ -260,13 +260,13 @@ TEST(PgValueParser, UnknownTypesAndNonArrayCategoriesGiveTheirText) {
   expect_parse(3904, "[1,10)", std::string("[1,10)"));             // int4range
   expect_parse(1017, "{\"(1,2)\"}", std::string("{\"(1,2)\"}"));  // point[], its element type unknown
   expect_parse(99999, "", std::string(""));
-  ASSERT_TRUE(types.add({16600, 'C', 0, 0, "pair"}));
+  ASSERT_TRUE(types.add({16600, 'C', 0, 0, "pair", {}}));
   expect_parse(16600, "(1,\"a b\")", std::string("(1,\"a b\")"), types);
   // A registered array of an unknown element type: elements as text.
-  ASSERT_TRUE(types.add({16601, 'A', 600, 0, "_point"}));
+  ASSERT_TRUE(types.add({16601, 'A', 600, 0, "_point", {}}));
   expect_parse(16601, "{\"(1,2)\",NULL}", Array{{std::string("(1,2)"), Null{}}}, types);
   // box[] as the source registers it from pg_type: box's array delimiter is ';', so the array stays text.
-  ASSERT_TRUE(types.add({1020, 'A', 603, 0, "_box"}));
+  ASSERT_TRUE(types.add({1020, 'A', 603, 0, "_box", {}}));
   expect_parse(1020, "{(1,1),(0,0);(2,2),(1,1)}", std::string("{(1,1),(0,0);(2,2),(1,1)}"), types);
 }
 

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "source/mysql/mysql_column_kinds.hpp"
 #include "source/mysql/json_diff_apply.hpp"
 #include "source/table_patterns.hpp"
 
@@ -347,7 +348,11 @@ TableSchemaPtr BinlogChangeBuilder::build_schema(const TableMap& map) const {
   auto schema = std::make_shared<TableSchema>();
   schema->id = TableId{map.database, "", map.table};
   schema->columns.reserve(map.columns.size());
-  for (const auto& column : map.columns) schema->columns.push_back(column.name);
+  schema->column_info.reserve(map.columns.size());
+  for (const auto& column : map.columns) {
+    schema->columns.push_back(column.name);
+    schema->column_info.push_back(column_info(column));
+  }
   schema->key_columns = map.primary_key;
   schema->complete_old_image = true;  // binlog_row_image=FULL is a prerequisite
   return schema;

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/source_kinds.hpp"
+#include "source/mysql/mysql_column_kinds.hpp"
 #include "source/mysql/mysql_connection.hpp"
 #include "source/mysql/result_value_parser.hpp"
 #include "source/table_patterns.hpp"
@@ -335,7 +336,11 @@ Fallible<TableLayout> MySqlSnapshotReader::describe(const std::string& name, con
   }
   auto schema = std::make_shared<TableSchema>();
   schema->id = TableId{db, "", table};
-  for (const auto& c : catalog->columns) schema->columns.push_back(c.name);
+  schema->complete_old_image = true;  // as the log's schema: binlog_row_image=FULL is a prerequisite
+  for (const auto& c : catalog->columns) {
+    schema->columns.push_back(c.name);
+    schema->column_info.push_back(column_info(c));
+  }
   TableLayout layout;
   for (const std::string& k : key) {
     auto it = std::find(schema->columns.begin(), schema->columns.end(), k);

@@ -12,7 +12,7 @@ std::optional<CatalogTable> InformationSchemaLoader::load(const std::string& dat
                                                           std::string& error) {
   const std::string where = "TABLE_SCHEMA = " + connection_.quote(database) + " AND TABLE_NAME = " + connection_.quote(table);
   auto columns = connection_.query(
-      "SELECT c.COLUMN_NAME, LOWER(c.DATA_TYPE), c.COLUMN_TYPE, COALESCE(co.ID, 0) "
+      "SELECT c.COLUMN_NAME, LOWER(c.DATA_TYPE), c.COLUMN_TYPE, COALESCE(co.ID, 0), c.IS_NULLABLE "
       "FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co ON co.COLLATION_NAME = c.COLLATION_NAME "
       "WHERE c." + where + " ORDER BY c.ORDINAL_POSITION");
   if (!columns) {
@@ -30,6 +30,7 @@ std::optional<CatalogTable> InformationSchemaLoader::load(const std::string& dat
     c.data_type = row[1].value_or("");
     c.column_type = row[2].value_or("");
     c.collation = static_cast<uint32_t>(std::stoul(row[3].value_or("0")));
+    c.nullable = row[4].value_or("YES") == "YES";
     // Byte strings have no COLLATION_NAME in information_schema; without TABLE_MAP charsets
     // (binlog_row_metadata=NO_LOG) they would otherwise be read as UTF-8 text.
     static constexpr const char* kByteStrings[] = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"};

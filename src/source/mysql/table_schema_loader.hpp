@@ -25,6 +25,7 @@ struct CatalogColumn {
   std::string column_type;  // COLUMN_TYPE: "int(10) unsigned", "enum('a','b')", ...
   uint32_t collation = 0;   // collation id; 0 for non-character columns
   bool json = false;        // MariaDB's JSON: LONGTEXT with a CHECK (json_valid(`column`)) constraint
+  bool nullable = true;     // IS_NULLABLE
 };
 
 struct CatalogTable {

@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include "config/source_kinds.hpp"
+#include "source/postgres/pg_column_kinds.hpp"
+#include "source/postgres/pg_type_catalog.hpp"
 #include "source/table_patterns.hpp"
 
 namespace tidemark::pg {
@@ -122,23 +124,6 @@ std::optional<PgSnapshotReader::Relation> PgSnapshotReader::find_relation(const 
 
 // Registers a non-built-in type (and an array's element, a domain's base) from pg_type, as the source does
 // for the types of its Relation and Type messages.
-void PgSnapshotReader::register_type(uint32_t oid, int depth) {
-  if (depth > 8 || types_.find(oid)) return;
-  const auto r = conn_->query("SELECT typcategory, typelem, typbasetype, typname FROM pg_type WHERE oid = $1::oid",
-                              {std::to_string(oid)});
-  if (!r || PQntuples(r->get()) != 1) return;
-  PgTypeInfo info;
-  info.oid = oid;
-  info.category = PQgetvalue(r->get(), 0, 0)[0];
-  info.element_oid = to_oid(PQgetvalue(r->get(), 0, 1));
-  info.base_oid = to_oid(PQgetvalue(r->get(), 0, 2));
-  info.name = PQgetvalue(r->get(), 0, 3);
-  if (info.category != 'A') info.element_oid = 0;
-  types_.add(info);
-  if (info.element_oid) register_type(info.element_oid, depth + 1);
-  if (info.base_oid) register_type(info.base_oid, depth + 1);
-}
-
 std::optional<std::vector<PgSnapshotReader::Column>> PgSnapshotReader::load_columns(uint32_t relation_oid,
                                                                                     std::string& error) {
   // pgoutput skips dropped and (PostgreSQL 12+) generated columns, and (15+) columns outside the
@@ -168,7 +153,7 @@ std::optional<std::vector<PgSnapshotReader::Column>> PgSnapshotReader::load_colu
     c.typmod = std::stoi(PQgetvalue(r->get(), i, 2));
     c.cast_type = PQgetvalue(r->get(), i, 3);
     c.not_null = std::string(PQgetvalue(r->get(), i, 4)) == "t";
-    if (!PgTypeRegistry::builtin(c.type_oid)) register_type(c.type_oid);
+    if (!PgTypeRegistry::builtin(c.type_oid)) register_catalog_type(*conn_, types_, c.type_oid);
     columns.push_back(std::move(c));
   }
   return columns;
@@ -348,7 +333,10 @@ Fallible<TableLayout> PgSnapshotReader::describe(const std::string& requested,
   }
   auto schema = std::make_shared<TableSchema>();
   schema->id = TableId{config_.source.database, name.schema, name.table};
-  for (const auto& c : *columns) schema->columns.push_back(c.name);
+  for (const auto& c : *columns) {
+    schema->columns.push_back(c.name);
+    schema->column_info.push_back(pg_column_info(c.type_oid, types_, c.not_null));
+  }
   for (const auto& key : key_names) {
     const auto it = std::find(schema->columns.begin(), schema->columns.end(), key);
     if (it == schema->columns.end())

@@ -81,7 +81,6 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   std::optional<std::vector<Column>> load_columns(uint32_t relation_oid, std::string& error);
   // The layout's columns with their current catalog types, in the layout's order.
   std::optional<std::vector<Column>> layout_columns(const snapshot::TableLayout& layout, std::string& error);
-  void register_type(uint32_t oid, int depth = 0);
   bool is_own_table(const QualifiedName& name) const;
   void check_table(const QualifiedName& name, const std::string& what, const std::string& ddl,
                    const std::vector<std::string>& needed_columns, const std::string& privileges, bool create,

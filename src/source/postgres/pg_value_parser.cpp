@@ -132,7 +132,7 @@ const std::array<PgTypeInfo, kBuiltinCount>& builtin_infos() {
   static const std::array<PgTypeInfo, kBuiltinCount> infos = [] {
     std::array<PgTypeInfo, kBuiltinCount> a;
     for (size_t i = 0; i < kBuiltinCount; ++i) {
-      a[i] = PgTypeInfo{kBuiltins[i].oid, kBuiltins[i].category, kBuiltins[i].element_oid, 0, kBuiltins[i].name};
+      a[i] = PgTypeInfo{kBuiltins[i].oid, kBuiltins[i].category, kBuiltins[i].element_oid, 0, kBuiltins[i].name, {}};
     }
     return a;
   }();

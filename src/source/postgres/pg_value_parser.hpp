@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "tidemark/value.hpp"
 
@@ -95,6 +96,7 @@ struct PgTypeInfo {
   uint32_t element_oid = 0;  // arrays (category 'A'): the element type; ignored for other categories
   uint32_t base_oid = 0;     // domains (pg_type.typbasetype): values parse as this type; 0 otherwise
   std::string name;          // pg_type.typname, for error messages
+  std::vector<std::string> labels;  // enums: pg_enum's labels in sort order (for schemas, not for parsing)
 };
 
 // The types the parser knows: the built-in ones above (fixed), plus what the source registers at run time

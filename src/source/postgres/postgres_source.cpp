@@ -12,6 +12,7 @@
 #include "source/postgres/pg_connection.hpp"
 #include "source/postgres/pgoutput_decoder.hpp"
 #include "source/postgres/postgres_prerequisites.hpp"
+#include "source/postgres/pg_type_catalog.hpp"
 #include "source/postgres/relation_cache.hpp"
 #include "core/reconnect_backoff.hpp"
 
@@ -100,7 +101,7 @@ class PostgresSource::Session {
       return SessionEnd::Fatal;
     }
     relations_.emplace(config_.source.database, config_.source.tables,
-                       [this](uint32_t oid) { return primary_key_of(oid); });
+                       [this](uint32_t oid) { return catalog_of(oid); });
     replication_.emplace(config_.source, source_.application_name_, Connection::Mode::Replication);
     if (!replication_->ok()) {
       error = connection_problem(config_.source, replication_->error());
@@ -137,34 +138,23 @@ class PostgresSource::Session {
   }
 
  private:
-  std::optional<std::vector<std::string>> primary_key_of(uint32_t relation_oid) {
-    const auto r = catalog_->query(
+  std::optional<RelationCatalog> catalog_of(uint32_t relation_oid) {
+    RelationCatalog table;
+    const auto key = catalog_->query(
         "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
         "WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)",
         {std::to_string(relation_oid)});
-    if (!r) return std::nullopt;
-    std::vector<std::string> names;
-    for (int i = 0; i < PQntuples(r->get()); ++i) names.emplace_back(PQgetvalue(r->get(), i, 0));
-    return names;
+    if (!key) return std::nullopt;
+    for (int i = 0; i < PQntuples(key->get()); ++i) table.primary_key.emplace_back(PQgetvalue(key->get(), i, 0));
+    const auto not_null = catalog_->query(
+        "SELECT attname FROM pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attnotnull",
+        {std::to_string(relation_oid)});
+    if (!not_null) return std::nullopt;
+    for (int i = 0; i < PQntuples(not_null->get()); ++i) table.not_null.emplace_back(PQgetvalue(not_null->get(), i, 0));
+    return table;
   }
 
-  // Registers a non-built-in type (and the element type of an array) from pg_type.
-  void register_type(uint32_t oid, int depth = 0) {
-    if (depth > 8 || relations_->types().find(oid)) return;
-    const auto r = catalog_->query("SELECT typcategory, typelem, typbasetype, typname FROM pg_type WHERE oid = $1::oid",
-                                   {std::to_string(oid)});
-    if (!r || PQntuples(r->get()) != 1) return;
-    PgTypeInfo info;
-    info.oid = oid;
-    info.category = PQgetvalue(r->get(), 0, 0)[0];
-    info.element_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(r->get(), 0, 1)));
-    info.base_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(r->get(), 0, 2)));
-    info.name = PQgetvalue(r->get(), 0, 3);
-    if (info.category != 'A') info.element_oid = 0;
-    relations_->types().add(info);
-    if (info.element_oid) register_type(info.element_oid, depth + 1);
-    if (info.base_oid) register_type(info.base_oid, depth + 1);
-  }
+  void register_type(uint32_t oid) { register_catalog_type(*catalog_, relations_->types(), oid); }
 
   bool send_status(bool reply_requested = false) {
     // Flush: only what is persisted (never beyond), so the server keeps what a restart would need.

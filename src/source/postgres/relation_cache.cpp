@@ -2,27 +2,31 @@
 
 #include <algorithm>
 
+#include "source/postgres/pg_column_kinds.hpp"
 #include "source/table_patterns.hpp"
 
 namespace tidemark::pg {
 
-RelationCache::RelationCache(std::string database, std::vector<std::string> table_patterns, PrimaryKeyLookup primary_key)
-    : database_(std::move(database)), patterns_(std::move(table_patterns)), primary_key_(std::move(primary_key)) {}
+RelationCache::RelationCache(std::string database, std::vector<std::string> table_patterns, CatalogLookup catalog)
+    : database_(std::move(database)), patterns_(std::move(table_patterns)), catalog_(std::move(catalog)) {}
 
 std::optional<std::string> RelationCache::on_relation(const RelationMessage& relation) {
   CachedRelation cached{relation, nullptr};
   if (table_selected(patterns_, relation.namespace_name + "." + relation.relation_name)) {
     auto schema = std::make_shared<TableSchema>();
     schema->id = TableId{database_, relation.namespace_name, relation.relation_name};
-    for (const auto& column : relation.columns) schema->columns.push_back(column.name);
+    const std::optional<RelationCatalog> catalog = catalog_(relation.relation_id);
+    if (!catalog) return "cannot read the catalog entry of " + relation.namespace_name + "." + relation.relation_name;
+    for (const auto& column : relation.columns) {
+      schema->columns.push_back(column.name);
+      const bool not_null =
+          std::find(catalog->not_null.begin(), catalog->not_null.end(), column.name) != catalog->not_null.end();
+      schema->column_info.push_back(pg_column_info(column.type_oid, types_, not_null));
+    }
     std::vector<std::string> key_names;
     if (relation.replica_identity == ReplicaIdentity::Full) {
       // Every column is flagged; the record key is the primary key (none: a keyless table, null keys).
-      if (auto pk = primary_key_(relation.relation_id)) {
-        key_names = std::move(*pk);
-      } else {
-        return "cannot read the primary key of " + relation.namespace_name + "." + relation.relation_name;
-      }
+      key_names = catalog->primary_key;
     } else {
       for (const auto& column : relation.columns)
         if (column.is_key()) key_names.push_back(column.name);

@@ -15,6 +15,13 @@
 
 namespace tidemark::pg {
 
+// What the catalog says about a relation beside its Relation message (names, not positions: the two are
+// matched by name).
+struct RelationCatalog {
+  std::vector<std::string> primary_key;  // in key order; empty when the table has none
+  std::vector<std::string> not_null;
+};
+
 struct CachedRelation {
   RelationMessage relation;
   TableSchemaPtr schema;  // nullptr when the table is not captured (in the publication, not in source.tables)
@@ -22,11 +29,11 @@ struct CachedRelation {
 
 class RelationCache {
  public:
-  // `primary_key` returns the primary-key column names of a relation (by OID) from the catalog: with
-  // REPLICA IDENTITY FULL pgoutput flags every column as key, but records are keyed by the primary key.
-  using PrimaryKeyLookup = std::function<std::optional<std::vector<std::string>>(uint32_t relation_id)>;
+  // `catalog` reads what Relation messages leave out: the primary key (with REPLICA IDENTITY FULL pgoutput
+  // flags every column as key, but records are keyed by the primary key) and the NOT NULL columns.
+  using CatalogLookup = std::function<std::optional<RelationCatalog>(uint32_t relation_id)>;
 
-  RelationCache(std::string database, std::vector<std::string> table_patterns, PrimaryKeyLookup primary_key);
+  RelationCache(std::string database, std::vector<std::string> table_patterns, CatalogLookup catalog);
 
   // Returns an error text when the relation cannot be used.
   std::optional<std::string> on_relation(const RelationMessage& relation);
@@ -41,7 +48,7 @@ class RelationCache {
  private:
   std::string database_;
   std::vector<std::string> patterns_;
-  PrimaryKeyLookup primary_key_;
+  CatalogLookup catalog_;
   std::unordered_map<uint32_t, CachedRelation> relations_;
   PgTypeRegistry types_;
 };
