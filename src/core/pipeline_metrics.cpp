@@ -172,21 +172,21 @@ PipelineMetrics::PipelineMetrics(const std::string& pipeline)
 
 std::string PipelineMetrics::text() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
 
-void PipelineMetrics::count_change(const TableId& table, Op op) {
-  last_event_ns_.store(steady_ns(), std::memory_order_relaxed);
-  OpCounters* counters = nullptr;
-  {
-    const std::lock_guard lock(tables_mutex_);
-    auto it = tables_.find(table);
-    if (it == tables_.end()) {
-      OpCounters made{};
-      const std::string name = table.to_string();
-      for (size_t i = 0; i < kOps.size(); ++i) made[i] = &changes_family_.Add({{"table", name}, {"op", kOps[i]}});
-      it = tables_.emplace(table, made).first;
-    }
-    counters = &it->second;
+const PipelineMetrics::ChangeCounters& PipelineMetrics::change_counters(const TableId& table) {
+  const std::lock_guard lock(tables_mutex_);
+  auto it = tables_.find(table);
+  if (it == tables_.end()) {
+    ChangeCounters made{};
+    const std::string name = table.to_string();
+    for (size_t i = 0; i < kOps.size(); ++i) made[i] = &changes_family_.Add({{"table", name}, {"op", kOps[i]}});
+    it = tables_.emplace(table, made).first;
   }
-  (*counters)[op_index(op)]->Increment();
+  return it->second;
+}
+
+void PipelineMetrics::count_change(const ChangeCounters& counters, Op op) {
+  last_event_ns_.store(steady_ns(), std::memory_order_relaxed);
+  counters[op_index(op)]->Increment();
 }
 
 void PipelineMetrics::count_record_acknowledged(double latency_seconds) {

@@ -51,7 +51,11 @@ class PipelineMetrics {
 
   // ---- events (any thread) ----
   // One change of `table` handed to the sink: op c, u, d, r (snapshot read) or t.
-  void count_change(const TableId& table, Op op);
+  // The per-op counters of one table (created at the first call; the reference stays valid), so that the
+  // publisher looks a table up once per run of its events rather than once per event.
+  using ChangeCounters = std::array<prometheus::Counter*, 5>;
+  const ChangeCounters& change_counters(const TableId& table);
+  void count_change(const ChangeCounters& counters, Op op);
   void count_record_sent() { records_sent_.Increment(); }
   void count_record_acknowledged(double latency_seconds);  // produce -> broker acknowledgement
   void count_delivery_error(const std::string& error_class);  // "transient", "fatal"
@@ -95,9 +99,8 @@ class PipelineMetrics {
   prometheus::Family<prometheus::Counter>& snapshot_rows_dropped_;
 
   // The counters of one table, one per op: found once per table, then incremented without a lock.
-  using OpCounters = std::array<prometheus::Counter*, 5>;
   mutable std::mutex tables_mutex_;
-  std::unordered_map<TableId, OpCounters, TableIdHash> tables_;
+  std::unordered_map<TableId, ChangeCounters, TableIdHash> tables_;
   std::atomic<int64_t> last_event_ns_;  // steady clock
   uint64_t reconnects_seen_ = 0;        // main loop only
   std::string last_error_shown_;        // main loop only

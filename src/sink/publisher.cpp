@@ -256,6 +256,7 @@ bool Publisher::publish_event(const ChangeEvent& event) {
     last_topic_ = *topic;
     connector_ = event.source.connector;
     last_heads_ = options_.connect_schemas ? &schema_heads(event.table) : nullptr;
+    last_counters_ = metrics_ ? &metrics_->change_counters(table.id) : nullptr;
   }
   const SchemaHeads* heads = last_heads_;
   const std::string* key_head = heads ? &heads->key : nullptr;
@@ -263,7 +264,7 @@ bool Publisher::publish_event(const ChangeEvent& event) {
   const int64_t now = now_ms();
   const bool tombstones = options_.tombstones_on_delete;
   const int64_t commit_ts = event.source.commit_ts_ms;
-  if (metrics_) metrics_->count_change(table.id, event.op);
+  if (last_counters_) metrics_->count_change(*last_counters_, event.op);
   // Snapshot reads belong to no source transaction. With transaction metadata, the transaction's position
   // rides on its END record, after the last change.
   const bool in_transaction = options_.transaction_metadata && event.op != Op::Read;

@@ -100,6 +100,7 @@ class Publisher {
   std::optional<TopicIndex> transaction_topic_;
   std::unordered_map<const TableSchema*, SchemaHeads> schema_heads_;
   const SchemaHeads* last_heads_ = nullptr;  // those of last_table_
+  const PipelineMetrics::ChangeCounters* last_counters_ = nullptr;  // last_table_'s change counters
   std::string heartbeat_heads_[2];
   std::string transaction_heads_[2];
   std::string key_;

@@ -85,6 +85,12 @@ std::optional<std::string> PgSnapshotReader::connect() {
   conn_.emplace(config_.source, application_name_, Connection::Mode::Normal);
   if (conn_->ok()) {
     if (!cancel_.publish(static_cast<uint64_t>(PQbackendPID(conn_->raw())))) return std::string(kCancelled);
+    // The walsender decodes only flushed WAL: under the server's synchronous_commit=off a watermark's commit
+    // would wait for the WAL writer (up to wal_writer_delay) before the log could show it, once per chunk.
+    // `local` flushes this session's commits at once without waiting for synchronous standbys; the chunk
+    // transactions are read-only and write no commit record.
+    if (!conn_->query("SET synchronous_commit = local"))
+      return "cannot set synchronous_commit for snapshot watermarks: " + conn_->last_error();
     return std::nullopt;
   }
   std::string error = "cannot connect to PostgreSQL at " + config_.source.host + ":" + std::to_string(source_port(config_.source)) +
