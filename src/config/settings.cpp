@@ -537,6 +537,11 @@ std::vector<Setting> build_table() {
       "Hold the next chunk while more records than this wait in the queue or for Kafka, so a snapshot never starves the log "
       "(a chunk's records wait ahead of the log's changes: this bounds their added latency).")
       .byDefault(2048).validate(in_range(1, 100'000'000)).reloadable(),
+    property<int64_t>("snapshot.chunks_in_flight", [](Config& c) -> auto& { return c.snapshot.chunks_in_flight; },
+      "Chunks read ahead: the worker writes the next chunk's watermarks and reads its rows while earlier chunks' high "
+      "watermarks travel through the log and their rows drain to Kafka (each chunk keeps its own DBLog window; see "
+      "docs/snapshots.md). 1: one chunk at a time. Their rows are held in memory until emitted.")
+      .byDefault(4).validate(in_range(1, 64)).reloadable(),
     property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
       "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")
       .byDefault(120000).validate(in_range(1000, 86'400'000)),

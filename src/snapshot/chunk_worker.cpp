@@ -72,11 +72,13 @@ ChunkWorker::ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotC
       backlog_(std::move(backlog)),
       max_chunks_per_second_(config.snapshot.max_chunks_per_second),
       max_backlog_events_(config.snapshot.max_backlog_events),
+      chunks_in_flight_(config.snapshot.chunks_in_flight),
       random_(std::random_device{}()) {}
 
 void ChunkWorker::reconfigure(const Config& config) {
   max_chunks_per_second_ = config.snapshot.max_chunks_per_second;
   max_backlog_events_ = config.snapshot.max_backlog_events;
+  chunks_in_flight_ = config.snapshot.chunks_in_flight;
 }
 
 std::string ChunkWorker::fresh_mark() {
@@ -177,12 +179,29 @@ bool ChunkWorker::throttled() {
   return false;
 }
 
-std::optional<std::string> ChunkWorker::read_one_chunk(const TableProgress& current, std::stop_token stop) {
+std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, std::stop_token stop) {
   const std::vector<Row> spent = coordinator_.take_spent();  // freed here, on the thread that allocated them
-  if (!describe_current(current.request, stop)) return std::nullopt;
-  const std::optional<uint64_t> window = read_window(current, stop);
-  if (!window) return std::nullopt;
-  return await_window(current.request, *window, stop);
+  if (const uint64_t restarts = coordinator_.restarts(); restarts != restarts_seen_ || in_flight_.empty()) {
+    // Nothing open (any more): the next chunk starts after the last emitted one.
+    restarts_seen_ = restarts;
+    in_flight_.clear();
+    read_after_ = current.last_key;
+    table_read_ = false;
+  }
+  const bool room = static_cast<int64_t>(in_flight_.size()) < std::max<int64_t>(1, chunks_in_flight_.load());
+  if (room && !table_read_ && !coordinator_.state().paused && !throttled()) {
+    if (!describe_current(current.request, stop)) return std::nullopt;
+    if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
+    return std::nullopt;
+  }
+  if (in_flight_.empty()) {  // throttled or paused with nothing open
+    coordinator_.wait_for_change(stop, kBacklogWait);
+    return std::nullopt;
+  }
+  const uint64_t oldest = in_flight_.front();
+  if (auto fatal = await_window(current.request, oldest, stop)) return fatal;
+  if (!coordinator_.window_open(oldest) && !in_flight_.empty() && in_flight_.front() == oldest) in_flight_.pop_front();
+  return std::nullopt;
 }
 
 bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_token& stop) {
@@ -212,7 +231,8 @@ bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_
   return true;
 }
 
-std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, const std::stop_token& stop) {
+std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, const std::optional<KeyText>& after,
+                                                 const std::stop_token& stop) {
   const TableRequest& request = current.request;
   const TableLayout* layout = &*layout_;
   Window window;
@@ -245,7 +265,7 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   ChunkQuery query;
   query.layout = layout;
   query.where = request.where;
-  query.after = current.last_key;
+  query.after = after;
   query.upto = current.max_key;
   query.limit = static_cast<size_t>(request.chunk_size > 0 ? request.chunk_size : default_chunk_size_);
   query.stop = stop;
@@ -261,6 +281,8 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   }
   if (!chunk.ok()) return fail("chunk query failed: " + chunk.error);
   const bool finished = chunk.value->rows.size() < query.limit;
+  if (!chunk.value->last_key.empty()) read_after_ = chunk.value->last_key;
+  table_read_ = finished;
   spdlog::debug("snapshot of {}: window {} read {} rows (after {}, up to {})", request.table, id, chunk.value->rows.size(),
                 query.after ? "a key" : "the start", query.upto ? "a key" : "the end");
   coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
@@ -307,15 +329,11 @@ std::optional<std::string> ChunkWorker::run(std::stop_token stop) {
       coordinator_.wait_for_change(stop, kIdleWait);
       continue;
     }
-    if (throttled()) {
-      coordinator_.wait_for_change(stop, kBacklogWait);
-      continue;
-    }
     if (!state.current) {
       start_next_table(state.queue.front(), stop);
       continue;
     }
-    if (auto fatal = read_one_chunk(*state.current, stop)) return fatal;
+    if (auto fatal = next_step(*state.current, stop)) return fatal;
   }
   return std::nullopt;
 }

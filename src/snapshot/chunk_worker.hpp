@@ -1,11 +1,13 @@
 #pragma once
 // The chunk side of DBLog, on its own thread and its own database connection: for the table in progress,
-// write the low watermark, SELECT the next chunk after the last emitted key, hand the rows to the merge
-// stage, write the high watermark, and wait until the merge stage has passed the high watermark. The log
-// reader never waits for it: the rows are in the coordinator before the high watermark can be read.
+// write the low watermark, SELECT the next chunk, hand the rows to the merge stage, write the high
+// watermark. Up to snapshot.chunks_in_flight such windows are open at once, each chunk starting after the
+// previous one's last key; the worker waits for the oldest only when that many are open. The log reader
+// never waits for it: the rows are in the coordinator before their high watermark can be read.
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -30,22 +32,22 @@ class ChunkWorker {
   // and dropped; lost connections are retried with backoff.
   std::optional<std::string> run(std::stop_token stop);
 
-  // Applies snapshot.max_chunks_per_second and snapshot.max_backlog_events of a reloaded configuration.
+  // Applies snapshot.max_chunks_per_second, max_backlog_events and chunks_in_flight of a reloaded configuration.
   void reconfigure(const Config& config);
 
  private:
   bool connect(std::stop_token stop);
   // Describes the next queued table and makes it current. False when it was refused.
   void start_next_table(const TableRequest& request, std::stop_token stop);
-  // One chunk of the current table; an error only when the daemon must stop.
-  // One DBLog window: the layout, the chunk between its watermarks, the wait for the merge stage to close
-  // it. A fatal error (the watermarks never come through the log) is returned.
-  std::optional<std::string> read_one_chunk(const TableProgress& current, std::stop_token stop);
+  // The next step for the current table: open one more window when allowed, otherwise wait for the oldest
+  // open one to close. A fatal error (the watermarks never come through the log) is returned.
+  std::optional<std::string> next_step(const TableProgress& current, std::stop_token stop);
   // Describes the current table when due; false when it cannot be read now (stopped, or refused).
   bool describe_current(const TableRequest& request, const std::stop_token& stop);
-  // Low watermark, chunk SELECT, rows to the coordinator, high watermark: the window's id, or nullopt when
-  // the chunk was dropped or failed (then retried or refused).
-  std::optional<uint64_t> read_window(const TableProgress& current, const std::stop_token& stop);
+  // Low watermark, chunk SELECT after `after`, rows to the coordinator, high watermark: the window's id, or
+  // nullopt when the chunk was dropped or failed (then retried or refused). Moves read_after_ on.
+  std::optional<uint64_t> read_window(const TableProgress& current, const std::optional<KeyText>& after,
+                                      const std::stop_token& stop);
   // Waits until the merge stage closes the window at its high watermark.
   std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
   void refuse(const std::string& table, const std::string& why, bool current);
@@ -62,6 +64,13 @@ class ChunkWorker {
   std::function<uint64_t()> backlog_;
   std::atomic<int64_t> max_chunks_per_second_;
   std::atomic<int64_t> max_backlog_events_;
+  std::atomic<int64_t> chunks_in_flight_;
+  // The windows this worker opened and the merge stage has not closed, oldest first; valid while
+  // coordinator_.restarts() is still restarts_seen_ (a redo or cancel closes them all).
+  std::deque<uint64_t> in_flight_;
+  uint64_t restarts_seen_ = 0;
+  std::optional<KeyText> read_after_;  // where the next window's chunk starts
+  bool table_read_ = false;            // the last window opened read the table's last chunk
   uint64_t next_window_id_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point next_chunk_at_{};

@@ -1,5 +1,6 @@
 #include "snapshot/snapshot_coordinator.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace tidemark::snapshot {
@@ -19,32 +20,42 @@ std::shared_ptr<const std::string> SnapshotCoordinator::stamp() {
 
 void SnapshotCoordinator::open_window(Window window) {
   const std::lock_guard lock(mutex_);
-  window_ = std::move(window);
+  windows_.push_back(std::move(window));
 }
 
 void SnapshotCoordinator::attach_rows(uint64_t window_id, TableSchemaPtr schema, std::vector<Row> rows, KeyText last_key,
                                       bool finished) {
   const std::lock_guard lock(mutex_);
-  if (!window_ || window_->id != window_id) return;
-  window_->schema = std::move(schema);
-  window_->rows = std::move(rows);
-  window_->last_key = std::move(last_key);
-  window_->table_finished = finished;
-  window_->rows_ready = true;
+  for (Window& w : windows_) {
+    if (w.id != window_id) continue;
+    w.schema = std::move(schema);
+    w.rows = std::move(rows);
+    w.last_key = std::move(last_key);
+    w.table_finished = finished;
+    w.rows_ready = true;
+  }
 }
 
 void SnapshotCoordinator::cancel_window(uint64_t window_id) {
-  {
-    const std::lock_guard lock(mutex_);
-    if (window_ && window_->id == window_id) window_.reset();
-    ++generation_;
-  }
-  changed_.notify_all();
+  // The worker gives up its read-ahead with the window: the next chunk starts after the last emitted one.
+  if (window_open(window_id)) close_all();
 }
 
 bool SnapshotCoordinator::window_open(uint64_t window_id) const {
   const std::lock_guard lock(mutex_);
-  return window_ && window_->id == window_id && !window_->closed;
+  for (const Window& w : windows_)
+    if (w.id == window_id) return true;
+  return false;
+}
+
+size_t SnapshotCoordinator::windows_open() const {
+  const std::lock_guard lock(mutex_);
+  return windows_.size();
+}
+
+uint64_t SnapshotCoordinator::restarts() const {
+  const std::lock_guard lock(mutex_);
+  return restarts_;
 }
 
 void SnapshotCoordinator::set_query_canceller(std::function<void()> cancel) {
@@ -57,13 +68,27 @@ void SnapshotCoordinator::cancel_query() {
   if (canceller_) canceller_();
 }
 
-void SnapshotCoordinator::close_window() {
+void SnapshotCoordinator::close_emitted(uint64_t window_id) {
   {
     const std::lock_guard lock(mutex_);
-    if (window_) {
-      window_->closed = true;
-      window_->rows.clear();
-      window_->touched.clear();
+    for (auto it = windows_.begin(); it != windows_.end(); ++it) {
+      if (it->id != window_id) continue;
+      windows_.erase(it);
+      break;
+    }
+    ++generation_;
+  }
+  changed_.notify_all();
+}
+
+void SnapshotCoordinator::close_from(uint64_t window_id) {
+  {
+    const std::lock_guard lock(mutex_);
+    auto it = windows_.begin();
+    while (it != windows_.end() && window_id != 0 && it->id != window_id) ++it;
+    if (it != windows_.end()) {
+      windows_.erase(it, windows_.end());
+      ++restarts_;
     }
     ++generation_;
   }
@@ -89,9 +114,10 @@ SnapshotCoordinator::WaitResult SnapshotCoordinator::wait_closed(uint64_t window
   std::unique_lock lock(mutex_);
   const auto low_deadline = std::chrono::steady_clock::now() + low_timeout;
   for (;;) {
-    if (!window_ || window_->id != window_id || window_->closed) return WaitResult::Closed;
+    const auto it = std::find_if(windows_.begin(), windows_.end(), [&](const Window& w) { return w.id == window_id; });
+    if (it == windows_.end()) return WaitResult::Closed;
     if (stop.stop_requested()) return WaitResult::Stopped;
-    if (!window_->low_seen && std::chrono::steady_clock::now() >= low_deadline) return WaitResult::LowWatermarkMissing;
+    if (!it->low_seen && std::chrono::steady_clock::now() >= low_deadline) return WaitResult::LowWatermarkMissing;
     const uint64_t seen = generation_;
     changed_.wait_for(lock, stop, std::chrono::milliseconds(100), [&] { return generation_ != seen; });
   }

@@ -75,7 +75,8 @@ const std::vector<size_t>& SnapshotMerger::columns_of(const TableSchemaPtr& sche
 }
 
 void SnapshotMerger::record_keys(const ChangeEvent& event) {
-  coordinator_.with_window([&](Window& w) {
+  // Into every open window whose low watermark has passed: windows in flight overlap in the log.
+  coordinator_.with_windows([&](Window& w) {
     if (!w.low_seen || w.poisoned || !(event.table->id == w.table)) return false;
     const std::vector<size_t>& key = columns_of(event.table, w.key_names);
     if (key.empty()) {  // the table's columns changed so that the chunk key is gone: redo the chunk
@@ -155,16 +156,23 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
   KeyText last_key;
   bool finished = false;
   size_t dropped = 0;
-  coordinator_.with_window([&](Window& w) {
+  uint64_t window_id = 0;
+  bool oldest = true;
+  coordinator_.with_windows([&](Window& w) {
     if (*mark == w.low) {
       w.low_seen = true;
+      return true;
+    }
+    if (*mark != w.high) {
+      oldest = false;
       return false;
     }
-    if (*mark != w.high) return false;
     at_high = true;
+    window_id = w.id;
     // The rows are attached before the high watermark is written, so they are here unless that invariant
-    // broke; then, like after a poisoned window, the chunk is read again.
-    redo = w.poisoned || !w.low_seen || !w.rows_ready;
+    // broke; then, like after a poisoned window, the chunk is read again. High watermarks come in the
+    // order the windows opened: one overtaking an older window's breaks that order, so both are redone.
+    redo = !oldest || w.poisoned || !w.low_seen || !w.rows_ready;
     if (redo) return true;
     schema = w.schema;
     last_key = w.last_key;
@@ -185,7 +193,7 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
   if (!at_high) return true;
   if (redo) {
     spdlog::info("snapshot: a change in the window could not be matched by key; reading the chunk again");
-    coordinator_.close_window();
+    coordinator_.close_all();  // the later windows' chunks start after this one's: read again from here
     return true;
   }
   const size_t emitted = rows.size();
@@ -221,7 +229,7 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
   });
   spdlog::debug("snapshot chunk: {} rows emitted, {} dropped as changed in the window", emitted, dropped);
   if (metrics_ && schema) metrics_->count_snapshot_chunk(schema->id.to_string(), emitted, dropped);
-  coordinator_.close_window();
+  coordinator_.close_emitted(window_id);
   return true;
 }
 
@@ -291,9 +299,9 @@ void SnapshotMerger::on_signal(const ChangeEvent& event) {
         break;
     }
   });
-  // The chunk in flight belongs to a table no longer wanted: its rows are never emitted, and its query (or
+  // The chunks in flight belong to a table no longer wanted: their rows are never emitted, and the query (or
   // the key query of a table about to start) is cancelled rather than waited for.
-  if (dropped_current) coordinator_.close_window();
+  if (dropped_current) coordinator_.close_all();
   if (dropped_current || dropped_front) coordinator_.cancel_query();
 }
 

@@ -649,7 +649,8 @@ TEST(Config, CopyingTheReloadableSettingsMovesThemAndOnlyThem) {
       "snapshot:\n"
       "  paused: true\n"
       "  max_chunks_per_second: 9\n"
-      "  max_backlog_events: 99\n");
+      "  max_backlog_events: 99\n"
+      "  chunks_in_flight: 2\n");
   ASSERT_TRUE(before.ok()) << format_errors(before.errors);
   ASSERT_TRUE(after.ok()) << format_errors(after.errors);
   Config live = before.config;
@@ -658,7 +659,7 @@ TEST(Config, CopyingTheReloadableSettingsMovesThemAndOnlyThem) {
     if (s.render(before.config) != s.render(after.config)) ++(s.reloadable ? changed_live : changed_restart);
     if (s.reloadable) s.copy(live, after.config);
   }
-  EXPECT_EQ(changed_live, 6u) << "the test changes every reloadable setting";
+  EXPECT_EQ(changed_live, 7u) << "the test changes every reloadable setting";
   EXPECT_GE(changed_restart, 2u);
   for (const Setting& s : settings()) {
     const Config& expected = s.reloadable ? after.config : before.config;

@@ -225,6 +225,19 @@ class MergeStage : public testing::Test {
     for (int64_t i = 1; i <= 5; ++i) rows.push_back(item(i, 0));
     coordinator.attach_rows(1, items_schema, std::move(rows), KeyText{std::string("5")}, false);
   }
+  // A further window of `items` (as the worker reads ahead): marks L<id>/H<id>, rows first..last.
+  void open_next_window(uint64_t id, int64_t first, int64_t last, bool finished = false) {
+    Window w;
+    w.id = id;
+    w.table = items;
+    w.key_names = {"id"};
+    w.low = "L" + std::to_string(id);
+    w.high = "H" + std::to_string(id);
+    coordinator.open_window(std::move(w));
+    std::vector<Row> rows;
+    for (int64_t i = first; i <= last; ++i) rows.push_back(item(i, 0));
+    coordinator.attach_rows(id, items_schema, std::move(rows), KeyText{std::to_string(last)}, finished);
+  }
   std::vector<int64_t> read_ids() const {
     std::vector<int64_t> ids;
     for (const auto& i : out)
@@ -277,6 +290,49 @@ TEST_F(MergeStage, AnEventWhoseKeyIsUnknownMakesTheChunkBeReadAgain) {
   mark("p1", "H");
   EXPECT_TRUE(read_ids().empty());
   EXPECT_FALSE(coordinator.state().current->last_key.has_value()) << "the chunk is redone from the same key";
+}
+
+TEST_F(MergeStage, WindowsInFlightEachDropTheirOwnTouchedRowsAndEmitInOrder) {
+  open_chunk();                    // window 1: rows 1..5, L already seen
+  open_next_window(2, 6, 10);      // read ahead: its marks come later in the log
+  feed(event(items_schema, Op::Update, item(7, 0), item(7, 1)));  // before L2: not window 2's business
+  feed(event(items_schema, Op::Update, item(2, 0), item(2, 1)));  // in window 1
+  mark("p1", "H");
+  EXPECT_EQ(read_ids(), (std::vector<int64_t>{1, 3, 4, 5}));
+  EXPECT_EQ(coordinator.state().current->last_key, (KeyText{std::string("5")}));
+  EXPECT_EQ(coordinator.windows_open(), 1u);
+  mark("p1", "L2");
+  feed(event(items_schema, Op::Delete, item(9, 0), std::nullopt));  // in window 2
+  mark("p1", "H2");
+  EXPECT_EQ(read_ids(), (std::vector<int64_t>{1, 3, 4, 5, 6, 7, 8, 10}))
+      << "7 changed before window 2's low watermark: its chunk row is current";
+  EXPECT_EQ(coordinator.state().current->last_key, (KeyText{std::string("10")}));
+  EXPECT_EQ(coordinator.windows_open(), 0u);
+  EXPECT_EQ(coordinator.restarts(), 0u);
+}
+
+TEST_F(MergeStage, ARedoneWindowClosesTheWindowsReadAfterIt) {
+  open_chunk();
+  open_next_window(2, 6, 10);
+  open_next_window(3, 11, 15);
+  feed(event(items_schema, Op::Truncate, std::nullopt, std::nullopt));  // window 1 cannot know what is gone
+  mark("p1", "H");
+  EXPECT_TRUE(read_ids().empty());
+  EXPECT_EQ(coordinator.windows_open(), 0u) << "windows 2 and 3 start after window 1's last key";
+  EXPECT_EQ(coordinator.restarts(), 1u);
+  mark("p1", "L2");
+  mark("p1", "H2");
+  EXPECT_TRUE(read_ids().empty()) << "a closed window's marks are ignored";
+  EXPECT_FALSE(coordinator.state().current->last_key.has_value()) << "read again from the last emitted key";
+}
+
+TEST_F(MergeStage, AHighWatermarkOvertakingAnOlderWindowRedoesBoth) {
+  open_chunk();
+  open_next_window(2, 6, 10);
+  mark("p1", "L2");
+  mark("p1", "H2");  // window 1's H never came: the order of the windows is broken
+  EXPECT_TRUE(read_ids().empty());
+  EXPECT_EQ(coordinator.windows_open(), 0u);
 }
 
 TEST_F(MergeStage, SignalsAreConsumedOnceAndChangeTheState) {
