@@ -23,15 +23,15 @@ constexpr uint32_t kEnum = 90001, kDomainInt4 = 90002, kDomainOfDomain = 90003, 
 const PgTypeRegistry& registry() {
   static const PgTypeRegistry types = [] {
     PgTypeRegistry r;
-    r.add({kEnum, 'E', 0, 0, "mood"});
-    r.add({kDomainInt4, 'N', 0, oid::kInt4, "positive"});
-    r.add({kDomainOfDomain, 'N', 0, kDomainInt4, "small_positive"});
-    r.add({kEnumArray, 'A', kEnum, 0, "_mood"});
-    r.add({kDomainArray, 'A', kDomainOfDomain, 0, "_small_positive"});
-    r.add({kComposite, 'C', 0, 0, "pair"});
-    r.add({kCycleA, 'N', 0, kCycleB, "cycle_a"});
-    r.add({kCycleB, 'N', 0, kCycleA, "cycle_b"});
-    r.add({kDomainOverArray, 'A', 0, oid::kNumericArray, "numbers"});
+    r.add({kEnum, 'E', 0, 0, "mood", {}});
+    r.add({kDomainInt4, 'N', 0, oid::kInt4, "positive", {}});
+    r.add({kDomainOfDomain, 'N', 0, kDomainInt4, "small_positive", {}});
+    r.add({kEnumArray, 'A', kEnum, 0, "_mood", {}});
+    r.add({kDomainArray, 'A', kDomainOfDomain, 0, "_small_positive", {}});
+    r.add({kComposite, 'C', 0, 0, "pair", {}});
+    r.add({kCycleA, 'N', 0, kCycleB, "cycle_a", {}});
+    r.add({kCycleB, 'N', 0, kCycleA, "cycle_b", {}});
+    r.add({kDomainOverArray, 'A', 0, oid::kNumericArray, "numbers", {}});
     return r;
   }();
   return types;

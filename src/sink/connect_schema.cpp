@@ -23,9 +23,16 @@ Doc named(std::string_view type, bool optional, std::string_view name, Doc param
   return s;
 }
 
+// Debezium's `allowed` parameter: the members joined by ',', with '\' and ',' inside a member escaped by '\'.
 std::string joined(const std::vector<std::string>& members) {
   std::string out;
-  for (size_t i = 0; i < members.size(); ++i) (out += i ? "," : "") += members[i];
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i) out += ',';
+    for (const char c : members[i]) {
+      if (c == '\\' || c == ',') out += '\\';
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -38,7 +45,7 @@ Doc value_schema(ColumnKind kind, const ColumnInfo& info, bool optional) {
     case ColumnKind::Int64: return primitive("int64", optional);
     case ColumnKind::UInt64:  // written as a JSON number, which JsonConverter reads into a Decimal
       return {{"type", "bytes"}, {"optional", optional}, {"name", "org.apache.kafka.connect.data.Decimal"},
-              {"version", 1}, {"parameters", {{"scale", "0"}}}};
+              {"version", 1}, {"parameters", {{"scale", "0"}, {"connect.decimal.precision", "20"}}}};
     case ColumnKind::Float32: return primitive("float", optional);
     case ColumnKind::Float64: return primitive("double", optional);
     case ColumnKind::Bytes: return primitive("bytes", optional);
@@ -189,7 +196,7 @@ std::string connect_heartbeat_value_schema() {
 
 std::string connect_transaction_key_schema() {
   return Doc{{"type", "struct"}, {"fields", Doc::array({primitive("string", false, "id")})}, {"optional", false},
-              {"name", "io.debezium.connector.common.TransactionMetadataKey"}}
+              {"name", "io.debezium.connector.common.TransactionMetadataKey"}, {"version", 1}}
       .dump();
 }
 
@@ -197,7 +204,9 @@ std::string connect_transaction_value_schema() {
   const Doc collection{{"type", "struct"},
                         {"fields", Doc::array({primitive("string", false, "data_collection"),
                                                 primitive("int64", false, "event_count")})},
-                        {"optional", false}};
+                        {"optional", false},
+                        {"name", "event.collection"},
+                        {"version", 1}};
   const Doc fields = Doc::array({
       primitive("string", false, "status"),
       primitive("string", false, "id"),
@@ -206,7 +215,7 @@ std::string connect_transaction_value_schema() {
       Doc{{"type", "array"}, {"items", collection}, {"optional", true}, {"field", "data_collections"}},
   });
   return Doc{{"type", "struct"}, {"fields", fields}, {"optional", false},
-              {"name", "io.debezium.connector.common.TransactionMetadataValue"}}
+              {"name", "io.debezium.connector.common.TransactionMetadataValue"}, {"version", 1}}
       .dump();
 }
 

@@ -99,18 +99,18 @@ TEST(ConnectSchema, SemanticTypesCarryNameVersionAndParameters) {
   t->id = TableId{"db", "", "t"};
   t->columns = {"e", "b", "u", "a"};
   t->complete_old_image = true;
-  ColumnInfo e{ColumnKind::Enum, ColumnKind::Unknown, true, 0, {"x", "y,z"}};
+  ColumnInfo e{ColumnKind::Enum, ColumnKind::Unknown, true, 0, {"x", "y,z", "a\\b"}};
   ColumnInfo b{ColumnKind::Bits, ColumnKind::Unknown, false, 12, {}};
   ColumnInfo u{ColumnKind::UInt64, ColumnKind::Unknown, true, 0, {}};
   ColumnInfo a{ColumnKind::Array, ColumnKind::Date, true, 0, {}};
   t->column_info = {e, b, u, a};
   const json after = json::parse(connect_envelope_schema(*t, ConnectorKind::MySql, "x"))["fields"][1]["fields"];
   EXPECT_EQ(after[0], json::parse(R"({"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,
-      "parameters":{"allowed":"x,y,z"},"field":"e"})"));
+      "parameters":{"allowed":"x,y\\,z,a\\\\b"},"field":"e"})"));
   EXPECT_EQ(after[1], json::parse(R"({"type":"bytes","optional":false,"name":"io.debezium.data.Bits","version":1,
       "parameters":{"length":"12"},"field":"b"})"));
   EXPECT_EQ(after[2], json::parse(R"({"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal",
-      "version":1,"parameters":{"scale":"0"},"field":"u"})"));
+      "version":1,"parameters":{"scale":"0","connect.decimal.precision":"20"},"field":"u"})"));
   EXPECT_EQ(after[3], json::parse(R"({"type":"array","items":{"type":"int32","optional":true,"name":"io.debezium.time.Date",
       "version":1},"optional":true,"field":"a"})"));
 }
