@@ -119,6 +119,7 @@ struct SnapshotConfig {
   bool paused = false;           // reloadable
   int64_t max_chunks_per_second = 0;  // 0 = unlimited; reloadable
   int64_t max_backlog_events = 0;     // pause chunks while more records than this wait for Kafka; reloadable
+  int64_t target_ack_latency_ms = 0;  // the backlog bound adapts to keep acknowledgements this fast; reloadable
   int64_t chunks_in_flight = 0;       // windows read ahead of the one the merge stage waits for; reloadable
   int64_t watermark_timeout_ms = 0;   // a watermark not seen in the log within this is a fatal error
   int64_t query_timeout_ms = 0;       // statement timeout of chunk and key queries

@@ -534,13 +534,19 @@ std::vector<Setting> build_table() {
     property<int64_t>("snapshot.max_chunks_per_second", [](Config& c) -> auto& { return c.snapshot.max_chunks_per_second; },
       "Upper bound on chunks read per second; 0 means no bound.").byDefault(0).validate(in_range(0, 1'000'000)).reloadable(),
     property<int64_t>("snapshot.max_backlog_events", [](Config& c) -> auto& { return c.snapshot.max_backlog_events; },
-      "Hold the next chunk while more records than this wait in the queue or for Kafka, so a snapshot never starves the log "
-      "(a chunk's records wait ahead of the log's changes: this bounds their added latency).")
-      .byDefault(2048).validate(in_range(1, 100'000'000)).reloadable(),
+      "Upper bound on the records a snapshot keeps waiting in the queue or for Kafka (a chunk's records wait ahead of "
+      "the log's changes). Within it the bound adapts to snapshot.target_ack_latency_ms.")
+      .byDefault(20000).validate(in_range(1, 100'000'000)).reloadable(),
+    property<int64_t>("snapshot.target_ack_latency_ms", [](Config& c) -> auto& { return c.snapshot.target_ack_latency_ms; },
+      "Acknowledgement latency (produce -> Kafka ack) the snapshot keeps the log's records within: every 50 ms the bound "
+      "on waiting records grows by one chunk while the slowest acknowledgement stayed within this, and halves when it did "
+      "not (never below one chunk). 0: the fixed bound snapshot.max_backlog_events.")
+      .byDefault(15).validate(in_range(0, 600'000)).reloadable(),
     property<int64_t>("snapshot.chunks_in_flight", [](Config& c) -> auto& { return c.snapshot.chunks_in_flight; },
       "Chunks read ahead: the worker writes the next chunk's watermarks and reads its rows while earlier chunks' high "
-      "watermarks travel through the log and their rows drain to Kafka (each chunk keeps its own DBLog window; see "
-      "docs/snapshots.md). 1: one chunk at a time. Their rows are held in memory until emitted.")
+      "watermarks travel through the log and their rows drain to Kafka (each chunk keeps its own DBLog window, opened "
+      "on the previous one's high watermark when read without a pause; see docs/snapshots.md). 1: one chunk at a time. "
+      "Their rows are held in memory until emitted.")
       .byDefault(4).validate(in_range(1, 64)).reloadable(),
     property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
       "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")

@@ -7,9 +7,11 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -58,6 +60,8 @@ class PipelineMetrics {
   void count_change(const ChangeCounters& counters, Op op);
   void count_record_sent() { records_sent_.Increment(); }
   void count_record_acknowledged(double latency_seconds);  // produce -> broker acknowledgement
+  // The slowest acknowledgement since the previous call (nullopt: none came), for the snapshot's backlog bound.
+  std::optional<std::chrono::microseconds> take_max_ack_latency();
   void count_delivery_error(const std::string& error_class);  // "transient", "fatal"
   // A source transaction all of whose records are acknowledged: its commit time in the source (ms since
   // the epoch; 0 when the source gives none).
@@ -80,6 +84,7 @@ class PipelineMetrics {
   prometheus::Counter& records_acknowledged_;
   prometheus::Family<prometheus::Counter>& delivery_errors_;
   prometheus::Histogram& delivery_latency_;
+  std::atomic<int64_t> max_ack_latency_us_{-1};  // -1: no acknowledgement since take_max_ack_latency()
   prometheus::Histogram& commit_to_ack_;
   prometheus::Gauge& behind_source_;
   prometheus::Gauge& last_event_age_;

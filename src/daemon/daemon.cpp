@@ -136,8 +136,9 @@ class Pipeline {
     if (checked.reader) {
       snapshots_ = SnapshotStage::create(config_, !start_position_, std::move(checked.reader),
                                          std::move(*checked.snapshot_state), [this] {
-                                           return static_cast<uint64_t>(queue_ ? queue_->size() : 0) +
-                                                  tracker_->in_flight();
+                                           return snapshot::BacklogReading{
+                                               static_cast<uint64_t>(queue_ ? queue_->size() : 0) + tracker_->in_flight(),
+                                               metrics_.take_max_ack_latency()};
                                          });
       if (!snapshots_) return false;
       snapshots_->merger().set_metrics(&metrics_);

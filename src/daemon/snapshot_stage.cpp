@@ -8,7 +8,7 @@ namespace tidemark {
 
 std::unique_ptr<SnapshotStage> SnapshotStage::create(const Config& config, bool first_start,
                                                      std::unique_ptr<snapshot::SnapshotReader> reader,
-                                                     snapshot::SnapshotState state, std::function<uint64_t()> backlog) {
+                                                     snapshot::SnapshotState state, std::function<snapshot::BacklogReading()> backlog) {
   if (config.snapshot.paused) state.paused = true;
   const std::string& initial = config.snapshot.initial;
   if (initial == "always" || (initial == "when_needed" && first_start)) {
@@ -28,7 +28,7 @@ std::unique_ptr<SnapshotStage> SnapshotStage::create(const Config& config, bool 
 }
 
 SnapshotStage::SnapshotStage(const Config& config, std::unique_ptr<snapshot::SnapshotReader> reader,
-                             snapshot::SnapshotState state, std::function<uint64_t()> backlog)
+                             snapshot::SnapshotState state, std::function<snapshot::BacklogReading()> backlog)
     : reader_(std::move(reader)),
       coordinator_(std::move(state)),
       merger_(config.name, snapshot::control_tables(config), coordinator_),

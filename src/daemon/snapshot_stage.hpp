@@ -27,7 +27,7 @@ class SnapshotStage {
   // persisted (MySQL persists its starting point at once) already carries it.
   static std::unique_ptr<SnapshotStage> create(const Config& config, bool first_start,
                                                std::unique_ptr<snapshot::SnapshotReader> reader,
-                                               snapshot::SnapshotState state, std::function<uint64_t()> backlog);
+                                               snapshot::SnapshotState state, std::function<snapshot::BacklogReading()> backlog);
   ~SnapshotStage();
   SnapshotStage(const SnapshotStage&) = delete;
   SnapshotStage& operator=(const SnapshotStage&) = delete;
@@ -44,7 +44,7 @@ class SnapshotStage {
 
  private:
   SnapshotStage(const Config& config, std::unique_ptr<snapshot::SnapshotReader> reader, snapshot::SnapshotState state,
-                std::function<uint64_t()> backlog);
+                std::function<snapshot::BacklogReading()> backlog);
 
   std::unique_ptr<snapshot::SnapshotReader> reader_;
   snapshot::SnapshotCoordinator coordinator_;

@@ -1,5 +1,6 @@
 #include "snapshot/chunk_worker.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -62,7 +63,7 @@ class QueryInFlight {
 }  // namespace
 
 ChunkWorker::ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotCoordinator& coordinator,
-                         std::function<uint64_t()> backlog)
+                         std::function<BacklogReading()> backlog)
     : pipeline_(config.name),
       default_chunk_size_(config.snapshot.chunk_size),
       watermark_timeout_(config.snapshot.watermark_timeout_ms),
@@ -70,14 +71,19 @@ ChunkWorker::ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotC
       reader_(reader),
       coordinator_(coordinator),
       backlog_(std::move(backlog)),
+      backlog_bound_(config.snapshot.chunk_size, config.snapshot.max_backlog_events,
+                     std::chrono::milliseconds(config.snapshot.target_ack_latency_ms)),
+      chunk_rows_(config.snapshot.chunk_size),
       max_chunks_per_second_(config.snapshot.max_chunks_per_second),
       max_backlog_events_(config.snapshot.max_backlog_events),
+      target_ack_latency_ms_(config.snapshot.target_ack_latency_ms),
       chunks_in_flight_(config.snapshot.chunks_in_flight),
       random_(std::random_device{}()) {}
 
 void ChunkWorker::reconfigure(const Config& config) {
   max_chunks_per_second_ = config.snapshot.max_chunks_per_second;
   max_backlog_events_ = config.snapshot.max_backlog_events;
+  target_ack_latency_ms_ = config.snapshot.target_ack_latency_ms;
   chunks_in_flight_ = config.snapshot.chunks_in_flight;
 }
 
@@ -165,10 +171,17 @@ void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token 
   });
 }
 
+bool ChunkWorker::backlog_over_bound() {
+  if (!backlog_) return false;
+  const BacklogReading reading = backlog_();
+  backlog_bound_.set_limits(chunk_rows_, max_backlog_events_.load(), std::chrono::milliseconds(target_ack_latency_ms_.load()));
+  return reading.records > static_cast<uint64_t>(backlog_bound_.update(reading, Clock::now()));
+}
+
 bool ChunkWorker::throttled() {
-  const int64_t bound = max_backlog_events_.load();
-  if (backlog_ && backlog_() > static_cast<uint64_t>(bound)) {
-    if (!backlog_logged_) spdlog::info("snapshot: holding the next chunk while more than {} records wait for Kafka", bound);
+  if (backlog_over_bound()) {
+    if (!backlog_logged_)
+      spdlog::debug("snapshot: holding the next chunk while more than {} records wait for Kafka", backlog_bound_.bound());
     backlog_logged_ = true;
     return true;
   }
@@ -181,14 +194,29 @@ bool ChunkWorker::throttled() {
 
 std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, std::stop_token stop) {
   const std::vector<Row> spent = coordinator_.take_spent();  // freed here, on the thread that allocated them
+  chunk_rows_ = current.request.chunk_size > 0 ? current.request.chunk_size : default_chunk_size_;
   if (const uint64_t restarts = coordinator_.restarts(); restarts != restarts_seen_ || in_flight_.empty()) {
-    // Nothing open (any more): the next chunk starts after the last emitted one.
+    // Nothing open (any more): the next chunk starts after the last emitted one. A chained window is closed
+    // only with the others (which bumps restarts), so it survives its predecessors' normal close.
+    if (restarts != restarts_seen_) chained_.reset();
     restarts_seen_ = restarts;
     in_flight_.clear();
     read_after_ = current.last_key;
     table_read_ = false;
   }
   const bool room = static_cast<int64_t>(in_flight_.size()) < std::max<int64_t>(1, chunks_in_flight_.load());
+  if (room && chained_) {
+    // Opened on the previous window's high watermark, which is already written: read it before anything
+    // else (the bounds allowed it when it opened), under the layout it was opened with.
+    if (describe_current(current.request, stop) && layout_->schema->id == chained_->table &&
+        layout_->key_names == chained_->key_names) {
+      if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
+    } else if (chained_) {
+      coordinator_.cancel_window(chained_->id);  // and the windows before it: read again from the last emitted key
+      chained_.reset();
+    }
+    return std::nullopt;
+  }
   if (room && !table_read_ && !coordinator_.state().paused && !throttled()) {
     if (!describe_current(current.request, stop)) return std::nullopt;
     if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
@@ -202,6 +230,12 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
   if (auto fatal = await_window(current.request, oldest, stop)) return fatal;
   if (!coordinator_.window_open(oldest) && !in_flight_.empty() && in_flight_.front() == oldest) in_flight_.pop_front();
   return std::nullopt;
+}
+
+bool ChunkWorker::may_chain(bool finished) {
+  // A chained window records the log's keys from the moment its predecessor's high watermark passes, so it
+  // opens only when it will be read as soon as there is room: not under a rate bound, a full backlog or a pause.
+  return !finished && max_chunks_per_second_.load() == 0 && !backlog_over_bound() && !coordinator_.state().paused;
 }
 
 bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_token& stop) {
@@ -235,19 +269,29 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
                                                  const std::stop_token& stop) {
   const TableRequest& request = current.request;
   const TableLayout* layout = &*layout_;
+  // A chained window is open already, and its low watermark (the previous window's high) is written.
+  const bool chained = chained_.has_value();
   Window window;
-  window.id = ++next_window_id_;
-  window.table = layout->schema->id;
-  window.key_names = layout->key_names;
-  window.low = fresh_mark();
-  window.high = fresh_mark();
+  if (chained) {
+    window.id = chained_->id;
+    window.low = chained_->low;
+    window.high = chained_->high;
+    chained_.reset();
+  } else {
+    window.id = ++next_window_id_;
+    window.table = layout->schema->id;
+    window.key_names = layout->key_names;
+    window.low = fresh_mark();
+    window.high = fresh_mark();
+  }
   const uint64_t id = window.id;
   const std::string low = window.low;
   const std::string high = window.high;
-  coordinator_.open_window(std::move(window));
+  if (!chained) coordinator_.open_window(std::move(window));
 
   auto fail = [&](const std::string& what) {
-    coordinator_.cancel_window(id);
+    coordinator_.cancel_window(id);  // closes a window chained onto it too
+    chained_.reset();
     layout_.reset();  // described again: the failure may come from a changed table
     spdlog::warn("snapshot of {}: {}", request.table, what);
     if (failing_table_ != request.table) failures_ = 0;
@@ -261,7 +305,9 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
     return std::optional<uint64_t>();
   };
 
-  if (auto error = reader_.write_watermark(low)) return fail("cannot write the low watermark: " + *error);
+  if (!chained) {
+    if (auto error = reader_.write_watermark(low)) return fail("cannot write the low watermark: " + *error);
+  }
   ChunkQuery query;
   query.layout = layout;
   query.where = request.where;
@@ -283,9 +329,28 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   const bool finished = chunk.value->rows.size() < query.limit;
   if (!chunk.value->last_key.empty()) read_after_ = chunk.value->last_key;
   table_read_ = finished;
-  spdlog::debug("snapshot of {}: window {} read {} rows (after {}, up to {})", request.table, id, chunk.value->rows.size(),
-                query.after ? "a key" : "the start", query.upto ? "a key" : "the end");
+  if (read_counts_.table != request.table) read_counts_ = ReadCounts{request.table};
+  read_counts_.windows += 1;
+  read_counts_.chained += chained ? 1 : 0;
+  read_counts_.most_in_flight = std::max(read_counts_.most_in_flight, in_flight_.size() + 1);
+  if (finished)
+    spdlog::info("snapshot of {}: every chunk read ({} windows, {} of them opened on the previous high watermark, up to {} "
+                 "in flight)", request.table, read_counts_.windows, read_counts_.chained, read_counts_.most_in_flight);
+  spdlog::debug("snapshot of {}: window {}{} read {} rows (after {}, up to {})", request.table, id, chained ? " (chained)" : "",
+                chunk.value->rows.size(), query.after ? "a key" : "the start", query.upto ? "a key" : "the end");
   coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);
+  if (may_chain(finished)) {
+    // The next window opens on this high watermark: registered before the mark is written, so the merge
+    // stage records its keys from that very point of the log, and its chunk is read after the commit.
+    Window next;
+    next.id = ++next_window_id_;
+    next.table = layout->schema->id;
+    next.key_names = layout->key_names;
+    next.low = high;
+    next.high = fresh_mark();
+    chained_ = Chained{next.id, next.table, next.key_names, next.low, next.high};
+    coordinator_.open_window(std::move(next));
+  }
   if (auto error = reader_.write_watermark(high)) return fail("cannot write the high watermark: " + *error);
   failures_ = 0;
   return id;

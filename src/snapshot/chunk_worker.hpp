@@ -2,8 +2,9 @@
 // The chunk side of DBLog, on its own thread and its own database connection: for the table in progress,
 // write the low watermark, SELECT the next chunk, hand the rows to the merge stage, write the high
 // watermark. Up to snapshot.chunks_in_flight such windows are open at once, each chunk starting after the
-// previous one's last key; the worker waits for the oldest only when that many are open. The log reader
-// never waits for it: the rows are in the coordinator before their high watermark can be read.
+// previous one's last key; the worker waits for the oldest only when that many are open. While it reads
+// ahead without waiting, each window opens on the previous one's high watermark (one commit per chunk).
+// The log reader never waits for it: the rows are in the coordinator before their high watermark can be read.
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "snapshot/backlog_bound.hpp"
 #include "snapshot/snapshot_coordinator.hpp"
 #include "snapshot/snapshot_reader.hpp"
 
@@ -23,16 +25,18 @@ namespace tidemark::snapshot {
 
 class ChunkWorker {
  public:
-  // `backlog` says how many records wait between the source and Kafka's acknowledgement.
+  // `backlog` says how many records wait between the source and Kafka's acknowledgement, and how long
+  // acknowledgements took (see backlog_bound.hpp).
   ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotCoordinator& coordinator,
-              std::function<uint64_t()> backlog);
+              std::function<BacklogReading()> backlog);
 
   // Reads chunks until `stop`. Returns an error only for what must stop the daemon: a watermark that never
   // comes through the log. Failing requests (unknown table, bad WHERE) are logged, recorded in the state
   // and dropped; lost connections are retried with backoff.
   std::optional<std::string> run(std::stop_token stop);
 
-  // Applies snapshot.max_chunks_per_second, max_backlog_events and chunks_in_flight of a reloaded configuration.
+  // Applies snapshot.max_chunks_per_second, max_backlog_events, target_ack_latency_ms and chunks_in_flight of a
+  // reloaded configuration.
   void reconfigure(const Config& config);
 
  private:
@@ -50,6 +54,10 @@ class ChunkWorker {
                                       const std::stop_token& stop);
   // Waits until the merge stage closes the window at its high watermark.
   std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
+  // Whether the next window may open on this one's high watermark (see chained_).
+  bool may_chain(bool finished);
+  // Reads the backlog and moves its bound: true while more records wait than the bound allows.
+  bool backlog_over_bound();
   void refuse(const std::string& table, const std::string& why, bool current);
   std::vector<std::string> surrogate_key(const std::string& table) const;
   std::string fresh_mark();
@@ -61,14 +69,34 @@ class ChunkWorker {
   const std::map<std::string, std::string> surrogate_keys_;
   SnapshotReader& reader_;
   SnapshotCoordinator& coordinator_;
-  std::function<uint64_t()> backlog_;
+  std::function<BacklogReading()> backlog_;
+  BacklogBound backlog_bound_;  // the worker thread's only
+  int64_t chunk_rows_;          // the current request's chunk size: the bound's floor
   std::atomic<int64_t> max_chunks_per_second_;
   std::atomic<int64_t> max_backlog_events_;
+  std::atomic<int64_t> target_ack_latency_ms_;
   std::atomic<int64_t> chunks_in_flight_;
   // The windows this worker opened and the merge stage has not closed, oldest first; valid while
   // coordinator_.restarts() is still restarts_seen_ (a redo or cancel closes them all).
   std::deque<uint64_t> in_flight_;
   uint64_t restarts_seen_ = 0;
+  // The window opened on the last high watermark written (its low watermark): read next, before any other.
+  // Consecutive windows share a mark this way, so a chunk costs one watermark commit instead of two.
+  struct Chained {
+    uint64_t id;
+    TableId table;
+    std::vector<std::string> key_names;
+    std::string low;
+    std::string high;
+  };
+  std::optional<Chained> chained_;
+  struct ReadCounts {  // of the table being read, by this process; logged when its last chunk is read
+    std::string table;
+    uint64_t windows = 0;
+    uint64_t chained = 0;
+    size_t most_in_flight = 0;
+  };
+  ReadCounts read_counts_;
   std::optional<KeyText> read_after_;  // where the next window's chunk starts
   bool table_read_ = false;            // the last window opened read the table's last chunk
   uint64_t next_window_id_ = 0;

@@ -196,6 +196,13 @@ bool SnapshotMerger::on_watermark(const ChangeEvent& event, const Emit& emit) {
     coordinator_.close_all();  // the later windows' chunks start after this one's: read again from here
     return true;
   }
+  // A chained window's low watermark is this high watermark (one commit serves both): it opens here, before
+  // any later log event is recorded.
+  coordinator_.with_windows([&](Window& w) {
+    if (*mark != w.low) return false;
+    w.low_seen = true;
+    return true;
+  });
   const size_t emitted = rows.size();
   StreamItem item{ChangeEvent{}};
   ChangeEvent& read = std::get<ChangeEvent>(item);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "process.hpp"
@@ -44,6 +45,9 @@ struct FoldCase {
   std::string database;
   uint64_t seed;
   bool kill;
+  // Unpaced: the worker reads ahead, up to 4 windows in flight, each opened on the previous one's high
+  // watermark. Paced (25 chunks/s): about one window at a time, each with its own low watermark.
+  bool read_ahead;
 };
 
 std::string case_name(const testing::TestParamInfo<FoldCase>& info) {
@@ -56,9 +60,14 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
   const FoldCase param = GetParam();
   auto db = make_database(param.database);
   const int64_t rows = table_rows();
-  // About 100 chunks at most 25 a second: the snapshot lasts seconds, with writers all along.
-  db->create(rows, "snapshot:\n  initial: never\n  chunk_size: " + std::to_string(std::max<int64_t>(rows / 100, 10)) +
-                        "\n  max_chunks_per_second: 25\n");
+  // Paced: about 100 chunks at most 25 a second, so the snapshot lasts seconds, with writers all along.
+  // Read ahead: 250 smaller chunks as fast as the windows allow; 1000 when the daemon is to be killed midway.
+  const int64_t chunks = param.kill ? 1000 : 250;
+  const std::string pacing = param.read_ahead ? "  chunk_size: " + std::to_string(std::max<int64_t>(rows / chunks, 10)) +
+                                                    "\n  chunks_in_flight: 4\n  max_backlog_events: 1000000\n"
+                                              : "  chunk_size: " + std::to_string(std::max<int64_t>(rows / 100, 10)) +
+                                                    "\n  max_chunks_per_second: 25\n";
+  db->create(rows, "snapshot:\n  initial: never\n" + pacing);
   ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
 
   ConcurrentWriters writers([&] { return db->session(); }, db->table(), 4, param.seed, rows);
@@ -92,6 +101,16 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
   } else {
     EXPECT_EQ(summary.replays, 0u);
   }
+  if (param.read_ahead) {
+    // The worker's account of the (last) run that read the table's last chunk.
+    const std::string log = db->daemon().stderr_text();
+    static const std::regex read_line(R"(every chunk read \((\d+) windows, (\d+) of them opened on the previous high )"
+                                      R"(watermark, up to (\d+) in flight\))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(log, m, read_line)) << log;
+    EXPECT_GT(std::stoul(m[2]), 0u) << "no window was chained onto its predecessor's high watermark: " << m[0];
+    EXPECT_GT(std::stoul(m[3]), 1u) << "never more than one window in flight: " << m[0];
+  }
   std::cout << param.database << " seed " << param.seed << ": " << writers.operations() << " writes, "
             << summary.reads << " snapshot rows, " << summary.changes << " changes, " << summary.replays
             << " replays\n";
@@ -99,9 +118,9 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, SnapshotFold,
-                         testing::Values(FoldCase{"postgres", 1, false}, FoldCase{"postgres", 2, false},
-                                         FoldCase{"postgres", 3, true}, FoldCase{"mariadb", 1, false},
-                                         FoldCase{"mariadb", 2, false}, FoldCase{"mariadb", 3, true}),
+                         testing::Values(FoldCase{"postgres", 1, false, true}, FoldCase{"postgres", 2, false, false},
+                                         FoldCase{"postgres", 3, true, true}, FoldCase{"mariadb", 1, false, true},
+                                         FoldCase{"mariadb", 2, false, false}, FoldCase{"mariadb", 3, true, true}),
                          case_name);
 
 }  // namespace

@@ -311,6 +311,32 @@ TEST_F(MergeStage, WindowsInFlightEachDropTheirOwnTouchedRowsAndEmitInOrder) {
   EXPECT_EQ(coordinator.restarts(), 0u);
 }
 
+TEST_F(MergeStage, AChainedWindowOpensAtThePreviousHighWatermark) {
+  open_chunk();  // window 1: rows 1..5, marks L / H
+  Window w;      // window 2 shares H as its low watermark (one commit for both)
+  w.id = 2;
+  w.table = items;
+  w.key_names = {"id"};
+  w.low = "H";
+  w.high = "H2";
+  coordinator.open_window(std::move(w));
+  std::vector<Row> rows;
+  for (int64_t i = 6; i <= 10; ++i) rows.push_back(item(i, 0));
+  coordinator.attach_rows(2, items_schema, std::move(rows), KeyText{std::string("10")}, true);
+  feed(event(items_schema, Op::Update, item(7, 0), item(7, 1)));  // before H: chunk 2 was read after it
+  feed(event(items_schema, Op::Update, item(3, 0), item(3, 1)));  // in window 1
+  mark("p1", "H");
+  EXPECT_EQ(read_ids(), (std::vector<int64_t>{1, 2, 4, 5}));
+  feed(event(items_schema, Op::Update, item(8, 0), item(8, 1)));  // after H: in window 2
+  feed(event(items_schema, Op::Delete, item(2, 1), std::nullopt));  // window 1 is closed: passes
+  mark("p1", "H2");
+  EXPECT_EQ(read_ids(), (std::vector<int64_t>{1, 2, 4, 5, 6, 7, 9, 10}))
+      << "8 changed between the shared mark and H2; 7 changed before the shared mark";
+  EXPECT_EQ(coordinator.windows_open(), 0u);
+  EXPECT_EQ(coordinator.restarts(), 0u);
+  EXPECT_EQ(coordinator.state().tables_done, 1u);
+}
+
 TEST_F(MergeStage, ARedoneWindowClosesTheWindowsReadAfterIt) {
   open_chunk();
   open_next_window(2, 6, 10);

@@ -1,0 +1,48 @@
+#pragma once
+// How many records a snapshot may keep waiting between the source and Kafka's acknowledgement. A log change
+// enters the same producer queue behind them, so their number is the latency a snapshot adds to the log. The
+// bound follows the measured acknowledgement latency (produce -> broker ack), additive increase and
+// multiplicative decrease, as TCP's congestion window: one chunk more per period while the slowest
+// acknowledgement of the period stays within the target, half as many when it does not.
+//
+// Invariant: floor <= bound() <= ceiling. The floor is one chunk, so a snapshot always progresses.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace tidemark::snapshot {
+
+// What the pipeline reports to the snapshot worker.
+struct BacklogReading {
+  uint64_t records = 0;  // queued or in flight, not yet acknowledged
+  // The slowest acknowledgement since the previous reading; nullopt when there was none.
+  std::optional<std::chrono::microseconds> max_ack_latency;
+};
+
+class BacklogBound {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kPeriod{50};
+
+  BacklogBound(int64_t floor, int64_t ceiling, std::chrono::milliseconds target);
+
+  // Takes a reading (any number per period) and returns the bound that applies now.
+  int64_t update(const BacklogReading& reading, Clock::time_point now);
+  int64_t bound() const { return bound_; }
+
+  // New limits (a reloaded configuration, another chunk size); the bound is clamped into them.
+  void set_limits(int64_t floor, int64_t ceiling, std::chrono::milliseconds target);
+
+ private:
+  int64_t floor_;
+  int64_t ceiling_;
+  std::chrono::microseconds target_;
+  int64_t bound_;
+  Clock::time_point period_start_{};
+  std::chrono::microseconds period_max_{0};
+  bool period_acked_ = false;
+  bool period_waiting_ = false;  // records waited at some reading of the period
+};
+
+}  // namespace tidemark::snapshot

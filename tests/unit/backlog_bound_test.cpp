@@ -1,0 +1,76 @@
+// The snapshot's backlog bound: additive increase while acknowledgements stay within the target,
+// multiplicative decrease when they do not, never outside [one chunk, max_backlog_events].
+
+#include <gtest/gtest.h>
+
+#include "snapshot/backlog_bound.hpp"
+
+namespace tidemark::snapshot {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = BacklogBound::Clock;
+
+struct Periods {
+  BacklogBound bound{1000, 10000, 15ms};
+  Clock::time_point now = Clock::now();
+  // One whole period with the given reading; returns the bound after it.
+  int64_t period(BacklogReading reading) {
+    bound.update(reading, now);
+    now += BacklogBound::kPeriod;
+    return bound.update(BacklogReading{reading.records, std::nullopt}, now);
+  }
+};
+
+TEST(BacklogBound, StartsAtOneChunkAndGrowsByAChunkPerFastPeriodUpToTheCeiling) {
+  Periods p;
+  EXPECT_EQ(p.bound.bound(), 1000);
+  EXPECT_EQ(p.period({500, 3ms}), 2000);
+  EXPECT_EQ(p.period({500, 15ms}), 3000) << "the target itself is within";
+  for (int i = 0; i < 20; ++i) p.period({500, 1ms});
+  EXPECT_EQ(p.bound.bound(), 10000);
+}
+
+TEST(BacklogBound, HalvesWhenTheSlowestAcknowledgementIsOverTheTargetButNeverBelowOneChunk) {
+  Periods p;
+  for (int i = 0; i < 9; ++i) p.period({500, 1ms});
+  ASSERT_EQ(p.bound.bound(), 10000);
+  EXPECT_EQ(p.period({9000, 40ms}), 5000);
+  EXPECT_EQ(p.period({9000, 16ms}), 2500);
+  EXPECT_EQ(p.period({9000, 200ms}), 1250);
+  EXPECT_EQ(p.period({9000, 200ms}), 1000);
+  EXPECT_EQ(p.period({9000, 200ms}), 1000);
+}
+
+TEST(BacklogBound, APeriodWithRecordsWaitingAndNoAcknowledgementIsSlow) {
+  Periods p;
+  for (int i = 0; i < 3; ++i) p.period({0, std::nullopt});  // idle: nothing waits, nothing to fear
+  ASSERT_EQ(p.bound.bound(), 4000);
+  EXPECT_EQ(p.period({3000, std::nullopt}), 2000);
+}
+
+TEST(BacklogBound, MovesOncePerPeriodWhateverTheNumberOfReadings) {
+  Periods p;
+  for (int i = 0; i < 100; ++i) p.bound.update({10, 1ms}, p.now);
+  EXPECT_EQ(p.bound.bound(), 1000);
+  EXPECT_EQ(p.period({10, 1ms}), 2000);
+}
+
+TEST(BacklogBound, WithoutATargetTheCeilingApplies) {
+  BacklogBound bound(1000, 7000, 0ms);
+  const auto t0 = Clock::now();
+  bound.update({9000, 900ms}, t0);
+  EXPECT_EQ(bound.update({9000, 900ms}, t0 + BacklogBound::kPeriod), 7000);
+}
+
+TEST(BacklogBound, NewLimitsClampTheBound) {
+  Periods p;
+  for (int i = 0; i < 9; ++i) p.period({500, 1ms});
+  p.bound.set_limits(1000, 4000, 15ms);
+  EXPECT_EQ(p.bound.bound(), 4000);
+  p.bound.set_limits(8000, 20000, 15ms);
+  EXPECT_EQ(p.bound.bound(), 8000) << "one chunk is the floor";
+}
+
+}  // namespace
+}  // namespace tidemark::snapshot
