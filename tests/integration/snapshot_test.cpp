@@ -110,6 +110,7 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
     ASSERT_TRUE(std::regex_search(log, m, read_line)) << log;
     EXPECT_GT(std::stoul(m[2]), 0u) << "no window was chained onto its predecessor's high watermark: " << m[0];
     EXPECT_GT(std::stoul(m[3]), 1u) << "never more than one window in flight: " << m[0];
+    std::cout << m[0] << "\n";
   }
   std::cout << param.database << " seed " << param.seed << ": " << writers.operations() << " writes, "
             << summary.reads << " snapshot rows, " << summary.changes << " changes, " << summary.replays
