@@ -16,11 +16,19 @@
 #      to /dev/null: the server's own tool decoding the same rows.
 #      (b) tidemark run from P0: timed from the process start until its state file's committed position
 #      (written only after Kafka acknowledged everything before it) reaches E.
+#      (c) the same with the stdout sink into /dev/null.
+#      (d) Debezium (bench/debezium: debezium-connector-mariadb 3.5.0.Final with the embedded engine of the same
+#      version, JSON without schemas, one KafkaProducer with acks=all, idempotence, linger.ms=5, each batch acknowledged
+#      before it is marked processed): its offset store seeded with P0 (file, position and BINLOG_GTID_POS(file, pos)),
+#      snapshot.mode=recovery (rebuilds the schema history from the table, no data), snapshot.locking.mode=none, to its
+#      own 4-partition topic tmbench_<pid>_dbz.<db>.<table>; timed from the JVM's start until Kafka acknowledged one
+#      change record per row. On by default when mvn and java exist; BENCH_DEBEZIUM=0 turns it off; a failing peer is
+#      reported and the rest of the benchmark goes on.
 #      One after the other, never together (the cores are shared with MariaDB and Kafka).
-#   5. Prints seconds, rows/s, the ratio Tidemark / mariadb-binlog (target >= 1.0), Tidemark's peak RSS
+#   5. Prints seconds, rows/s, the ratio Tidemark / mariadb-binlog (target >= 1.0) and Tidemark / Debezium, peak RSS
 #      (VmHWM; target <= 100 MB), CPU seconds of each tool and of the broker, and checks that the topic
 #      holds one record per row. Exit 0 whether or not targets are met; non-zero only when it could not run.
-#   6. Drops the table and the topic, also on failure.
+#   6. Drops the table and the topics, also on failure.
 #
 # Environment: MY_BENCH_ROWS (1000000), MY_BENCH_TXN_ROWS (100), MY_BENCH_BUILD_DIR (build-mybench),
 # MY_BENCH_FLUSH_MS (state.flush_interval_ms, 100: the timing resolution), MY_BENCH_TIMEOUT_S (1800),
@@ -30,6 +38,8 @@
 # MY_BENCH_ALT_BIN=<tidemark binary> alternates that binary with the built one in the repeated (b) runs (A/B
 # comparison of CPU per record on the same backlog and machine state), MY_BENCH_ALT_PROPS="k=v k=v" does the same
 # with the built binary and these extra sink.kafka.properties (librdkafka settings).
+# Debezium (see bench/debezium/peer.sh): BENCH_DEBEZIUM (1; 0 = off), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector
+# properties), BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -38,6 +48,8 @@ ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 # shellcheck source=lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
+# shellcheck source=SCRIPTDIR/debezium/peer.sh
+. "$SCRIPT_DIR/debezium/peer.sh"
 cd "$ROOT"
 
 ROWS="${MY_BENCH_ROWS:-1000000}"
@@ -54,6 +66,17 @@ log "building Release in $BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEMARK_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD_DIR" --target tidemark >/dev/null
 TIDEMARK_BIN="$ROOT/$BUILD_DIR/tidemark"
+DBZ_ON=0
+DBZ_NOTE="off (BENCH_DEBEZIUM=0, or no mvn/java)"
+if dbz_enabled; then
+    log "building the Debezium peer (mariadb stack, cached)"
+    if dbz_build mariadb; then
+        DBZ_ON=1
+    else
+        DBZ_NOTE="skipped: the peer did not build"
+        log "WARNING: the Debezium peer did not build; its phase is skipped"
+    fi
+fi
 
 "$ROOT/scripts/servers.sh" start mariadb kafka >/dev/null 2>&1 || "$ROOT/scripts/servers.sh" start mariadb kafka
 # shellcheck disable=SC1091
@@ -65,22 +88,29 @@ my_root() { mariadb --no-defaults -h "$TIDEMARK_MYSQL_HOST" -P "$TIDEMARK_MYSQL_
 NAME="tmbench_$$"
 TABLE="bench_rows_$$"
 TOPIC="$NAME.$DB.$TABLE"
+DBZ_PREFIX="${NAME}_dbz"
+DBZ_TOPIC="$DBZ_PREFIX.$DB.$TABLE"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/tidemark-mybench.XXXXXX")"
 CONFIG="$WORK/tidemark.yaml"
 STATE="$WORK/state.json"
 DAEMON_LOG="$WORK/tidemark.log"
 daemon_pid=""
 created_topic=0
+dbz_ok=0
 
 cleanup() {
     local status=$?
     set +e
     stop_daemon
-    log "cleaning up: table, topic"
+    dbz_stop 0
+    log "cleaning up: table, topics"
     my_root -e "DROP TABLE IF EXISTS \`$DB\`.\`$TABLE\`" >/dev/null 2>&1
     [[ $created_topic == 1 ]] &&
         kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
             --delete --if-exists --topic "$TOPIC" >/dev/null 2>&1
+    [[ $created_topic == 1 && $DBZ_ON == 1 ]] &&
+        kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+            --delete --if-exists --topic "$DBZ_TOPIC" >/dev/null 2>&1
     if [[ $status != 0 && -f "$DAEMON_LOG" ]]; then show_log_tail "$DAEMON_LOG" 30; fi
     if [[ "${MY_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
     exit "$status"
@@ -106,6 +136,9 @@ log "run $NAME: $ROWS rows in $TXNS transactions of $TXN_ROWS; work dir $WORK"
 my_root -e "CREATE TABLE \`$DB\`.\`$TABLE\` (id BIGINT PRIMARY KEY, payload VARCHAR(64), n INT, at DATETIME(6))"
 created_topic=1
 kafka_create_topic "$TOPIC" 4 >/dev/null
+if [[ $DBZ_ON == 1 ]]; then
+    kafka_create_topic "$DBZ_TOPIC" 4 >/dev/null || { DBZ_ON=0; DBZ_NOTE="skipped: could not create its topic"; log "WARNING: $DBZ_NOTE"; }
+fi
 
 cat >"$CONFIG" <<CONF
 # Written by bench/mysql_bench.sh.
@@ -155,7 +188,8 @@ done
 stop_daemon
 read -r START_FILE START_POS <<<"$(state_position)"
 cp "$STATE" "$WORK/state.start.json"
-log "start position $START_FILE:$START_POS"
+START_GTID="$(my_root -e "SELECT BINLOG_GTID_POS('$START_FILE', $START_POS)")" || START_GTID=""
+log "start position $START_FILE:$START_POS (GTID state ${START_GTID:-none})"
 
 # ---------------------------------------------------------------------------- backlog
 log "writing $ROWS rows (INSERT ... SELECT of $TXN_ROWS rows per transaction) with no reader running"
@@ -266,22 +300,75 @@ c_ns=$tm_ns c_hwm=$hwm_kb c_cpu=$tm_cpu
 records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
     --topic "$TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
 
+# ---------------------------------------------------------------------------- (d) Debezium
+# Sets dbz_ok=1 and dbz_ns, dbz_hwm_kb, dbz_cpu_s, dbz_kafka_cpu, dbz_records; on failure says why and returns
+# non-zero (the caller goes on).
+run_debezium() {
+    local out="$WORK/debezium.out"
+    log "(d) Debezium from $START_FILE:$START_POS (GTID ${START_GTID:-none}) to Kafka ($DBZ_TOPIC), until $ROWS change records are acknowledged"
+    k0="$(proc_ticks "$kafka_pid")"
+    t0="$(now_ns)"
+    dbz_start mariadb "$out" --kind=mariadb --mode=streaming --expected="$ROWS" --host="$TIDEMARK_MYSQL_HOST" \
+        --port="$TIDEMARK_MYSQL_PORT" --user="$TIDEMARK_MYSQL_USER" --password="$TIDEMARK_MYSQL_PASSWORD" \
+        --database="$DB" --tables="$DB.$TABLE" --server-id=$((30000 + $$ % 10000)) \
+        --start-file="$START_FILE" --start-pos="$START_POS" ${START_GTID:+--start-gtids="$START_GTID"} \
+        --bootstrap="$TIDEMARK_KAFKA_BOOTSTRAP" --topic-prefix="$DBZ_PREFIX" --offset-file="$WORK/debezium.offsets" \
+        --timeout-s="$TIMEOUT_S"
+    while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do sleep 0.05; done
+    dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+    if [[ "$(dbz_field "$out" complete)" != 1 ]]; then
+        local why="the peer failed"
+        [[ "$(dbz_field "$out" complete)" == 0 ]] && why="not done within $TIMEOUT_S s ($(dbz_field "$out" rows) of $ROWS rows)"
+        log "(d) Debezium peer FAILED: $why (the benchmark goes on)"
+        dbz_fail_tail "$out"
+        dbz_stop 0
+        DBZ_NOTE="FAILED: $why"
+        return 1
+    fi
+    dbz_ns=$(($(dbz_field "$out" done_us) * 1000 - t0))
+    dbz_hwm_kb="$(dbz_field "$out" peak_rss_kb)"
+    dbz_streaming_ns=$((($(dbz_field "$out" done_us) - $(dbz_field "$out" streaming_us)) * 1000))
+    dbz_cpu_s="$(dbz_field "$out" cpu_s)"
+    dbz_stop 60
+    dbz_records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$DBZ_TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || dbz_records="?"
+    dbz_ok=1
+    DBZ_NOTE="Debezium $(dbz_version mariadb) (debezium-connector-mariadb) embedded, offsets seeded with file/pos/GTID, snapshot.mode=recovery, snapshot.locking.mode=none, JSON without schemas, KafkaProducer acks=all/idempotent/linger.ms=5${BENCH_DEBEZIUM_PROPS:+; extra: $BENCH_DEBEZIUM_PROPS}${BENCH_DEBEZIUM_JAVA_OPTS:+; JVM: $BENCH_DEBEZIUM_JAVA_OPTS}"
+    log "(d) done in $(awk -v n="$dbz_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s (from the JVM's start)"
+}
+if [[ $DBZ_ON == 1 ]]; then
+    run_debezium || true
+fi
+
 # ---------------------------------------------------------------------------- report
 echo
 echo "== MySQL/MariaDB source: $ROWS inserted rows, transactions of $TXN_ROWS, ~$binlog_mb MB of binlog read by each tool ($(nproc) cores, shared with MariaDB and Kafka)"
 awk -v rows="$ROWS" -v runs="$kafka_runs" -v bn="$binlog_ns" -v tn="$b_ns" -v hwm="$b_hwm" -v records="$records" \
     -v bc="$(secs "$binlog_cpu")" -v bk="$(secs "$binlog_kafka_cpu")" \
-    -v tc="$(secs "$b_cpu")" -v tk="$(secs "$b_kafka_cpu")" -v cn="$c_ns" -v chwm="$c_hwm" -v cc="$(secs "$c_cpu")" 'BEGIN {
+    -v tc="$(secs "$b_cpu")" -v tk="$(secs "$b_kafka_cpu")" -v cn="$c_ns" -v chwm="$c_hwm" -v cc="$(secs "$c_cpu")" \
+    -v dok="$dbz_ok" -v dn="${dbz_ns:-0}" -v dsn="${dbz_streaming_ns:-0}" -v dhwm="${dbz_hwm_kb:-0}" -v dcpu="${dbz_cpu_s:-}" -v dk="$(secs "${dbz_kafka_cpu:-0}")" \
+    -v drecords="${dbz_records:-}" -v dnote="$DBZ_NOTE" 'BEGIN {
     bs = bn / 1e9; ts = tn / 1e9; cs = cn / 1e9; br = rows / bs; tr = rows / ts; cr = rows / cs
     ratio = tr / br; cratio = cr / br; mb = hwm / 1024
     printf "%-44s %9s %12s %7s %14s   %s\n", "tool", "seconds", "rows/s", "ratio", "peak RSS", "CPU s: tool / kafka broker"
     printf "%-44s %9.2f %12.0f %7s %14s   %s / %s\n", "mariadb-binlog --verbose (-> /dev/null)", bs, br, "1.00", "-", bc, bk
     printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / %s\n", "tidemark (-> Kafka, acknowledged)", ts, tr, ratio, mb, tc, tk
     printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / -\n", "tidemark (-> stdout sink, /dev/null)", cs, cr, cratio, chwm / 1024, cc
+    if (dok == 1) {
+        ds = dn / 1e9; dr = rows / ds
+        printf "%-44s %9.2f %12.0f %7.2f %11.1f MB   %s / %s\n", "debezium (-> Kafka, acknowledged)", ds, dr, dr / br, dhwm / 1024, dcpu, dk
+    }
     printf "\nthroughput ratio %.2f (target >= 1.0): %s\n", ratio, (ratio >= 1.0 ? "target met" : "NOT met")
     printf "decode + serialise ratio without Kafka %.2f\n", cratio
     printf "peak RSS %.1f MB (target <= 100 MB): %s\n", mb, (mb <= 100 ? "target met" : "NOT met")
     printf "records in the topic: %s (expected %d: %d run(s) of %d)%s\n", records, rows * runs, runs, rows, (records == rows * runs ? "" : "  <- MISMATCH")
+    if (dok == 1) {
+        printf "\nTidemark / Debezium throughput ratio %.2f (%.0f / %.0f rows/s); peak RSS %.1f / %.1f MB\n", tr / dr, tr, dr, mb, dhwm / 1024
+        printf "records in the Debezium topic: %s (expected %d)%s\n", drecords, rows, (drecords == rows ? "" : "  <- MISMATCH")
+    }
+    if (dok == 1 && dsn > 0)
+        printf "Debezium without its start (JVM, engine, connector: %.2f s): %.2f s from the connector reporting streaming, %.0f rows/s\n", (dn - dsn) / 1e9, dsn / 1e9, rows / (dsn / 1e9)
+    printf "debezium: %s\n", dnote
 }'
 if ((REPEAT > 1)) || [[ -n "$ALT_BIN" ]]; then
     echo

@@ -18,8 +18,14 @@
 #      exits at the first message past E, i.e. once it received the last commit.
 #      (b) tidemark run: timed from the process start until its state file's committed position
 #      ("pg:X/Y", written only after Kafka acknowledged everything before it) is >= E.
-#      The two run one after the other (never together: the machine's cores are shared with the broker).
-#   5. Prints seconds, rows/s, the ratio Tidemark / pg_recvlogical (target >= 0.8), Tidemark's peak RSS
+#      (c) Debezium (bench/debezium: Debezium 3.6.1.Final's embedded engine, JSON without schemas, one KafkaProducer
+#      with acks=all, idempotence, linger.ms=5, each batch acknowledged before it is marked processed): from its own slot,
+#      a copy of pg_recvlogical's (pg_copy_logical_replication_slot, before the backlog), the same publication,
+#      snapshot.mode=no_data, to its own 4-partition topic tmbench_<pid>_dbz.public.bench_rows; timed from the JVM's
+#      start until Kafka acknowledged one change record per row. On by default when mvn and java exist; BENCH_DEBEZIUM=0
+#      turns it off; a failing peer is reported and the rest of the benchmark goes on.
+#      They run one after the other (never together: the machine's cores are shared with the broker).
+#   5. Prints seconds, rows/s, the ratio Tidemark / pg_recvlogical (target >= 0.8) and Tidemark / Debezium, peak RSS
 #      (VmHWM of the daemon, read before SIGTERM; target <= 100 MB), the CPU seconds spent by each tool,
 #      the walsender serving its slot and the Kafka broker in each phase, and checks that the topic holds
 #      exactly one record per row. Exit 0 whether or not the targets are met (it prints, it does not
@@ -30,6 +36,8 @@
 # PG_BENCH_FLUSH_MS (state.flush_interval_ms of the daemon, 100: the resolution of its timing),
 # PG_BENCH_TIMEOUT_S (1800, per reader), PG_BENCH_ORDER (recvlogical-first or tidemark-first), PG_BENCH_PERF=1
 # (perf record of the daemon during its run; prints the top symbols), PG_BENCH_KEEP=1 keeps the temporary directory (config, logs).
+# Debezium (see bench/debezium/peer.sh): BENCH_DEBEZIUM (1; 0 = off), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector
+# properties), BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -38,6 +46,8 @@ ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 # shellcheck source=lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
+# shellcheck source=SCRIPTDIR/debezium/peer.sh
+. "$SCRIPT_DIR/debezium/peer.sh"
 cd "$ROOT"
 
 ROWS="${PG_BENCH_ROWS:-1000000}"
@@ -55,6 +65,17 @@ log "building Release in $BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEMARK_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD_DIR" --target tidemark >/dev/null
 TIDEMARK_BIN="$ROOT/$BUILD_DIR/tidemark"
+DBZ_ON=0
+DBZ_NOTE="off (BENCH_DEBEZIUM=0, or no mvn/java)"
+if dbz_enabled; then
+    log "building the Debezium peer (postgres stack, cached)"
+    if dbz_build postgres; then
+        DBZ_ON=1
+    else
+        DBZ_NOTE="skipped: the peer did not build"
+        log "WARNING: the Debezium peer did not build; its phase is skipped"
+    fi
+fi
 
 "$ROOT/scripts/servers.sh" start postgres kafka >/dev/null 2>&1 || "$ROOT/scripts/servers.sh" start postgres kafka
 # shellcheck disable=SC1091
@@ -70,6 +91,9 @@ flock -n 9 || die "another bench/postgres_bench.sh is running"
 NAME="tmbench_$$"
 SLOT_TM="${NAME}_tidemark"
 SLOT_RL="${NAME}_recvlogical"
+SLOT_DBZ="${NAME}_debezium"
+DBZ_PREFIX="${NAME}_dbz"
+DBZ_TOPIC="$DBZ_PREFIX.public.bench_rows"
 PUB="$NAME"
 TOPIC="$NAME.public.bench_rows"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/tidemark-pgbench.XXXXXX")"
@@ -80,6 +104,7 @@ daemon_pid=""
 recv_pid=""
 created_table=0
 created_topic=0
+dbz_ok=0
 
 drop_slot() {  # waits until the slot is inactive (a walsender lingers briefly after its client left)
     local slot="$1" i
@@ -96,7 +121,8 @@ cleanup() {
     set +e
     if [[ -n "$recv_pid" ]]; then kill -TERM "$recv_pid" 2>/dev/null; wait "$recv_pid" 2>/dev/null; fi
     stop_daemon
-    log "cleaning up: slots, publication, table, topic"
+    dbz_stop 0
+    log "cleaning up: slots, publication, table, topics"
     local i
     for ((i = 0; i < 60; i++)); do  # a server restarted by another session comes back with our slots
         sql -c "SELECT 1" >/dev/null 2>&1 && break
@@ -104,11 +130,15 @@ cleanup() {
     done
     drop_slot "$SLOT_TM"
     drop_slot "$SLOT_RL"
+    drop_slot "$SLOT_DBZ"
     sql -c "DROP PUBLICATION IF EXISTS $PUB" >/dev/null 2>&1
     [[ $created_table == 1 ]] && sql -c "DROP TABLE IF EXISTS public.bench_rows" >/dev/null 2>&1
     [[ $created_topic == 1 ]] &&
         kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
             --delete --if-exists --topic "$TOPIC" >/dev/null 2>&1
+    [[ $created_topic == 1 && $DBZ_ON == 1 ]] &&
+        kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+            --delete --if-exists --topic "$DBZ_TOPIC" >/dev/null 2>&1
     if [[ $status != 0 && -f "$DAEMON_LOG" ]]; then show_log_tail "$DAEMON_LOG" 30; fi
     if [[ "${PG_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
     exit "$status"
@@ -162,6 +192,10 @@ created_table=1
 log "creating topic $TOPIC (4 partitions)"
 created_topic=1
 kafka_create_topic "$TOPIC" 4 >/dev/null
+if [[ $DBZ_ON == 1 ]]; then
+    log "creating topic $DBZ_TOPIC (4 partitions) for Debezium"
+    kafka_create_topic "$DBZ_TOPIC" 4 >/dev/null || { DBZ_ON=0; DBZ_NOTE="skipped: could not create its topic"; log "WARNING: $DBZ_NOTE"; }
+fi
 
 cat >"$CONFIG" <<EOF
 # Written by bench/postgres_bench.sh.
@@ -205,6 +239,10 @@ for ((i = 0; ; i++)); do
 done
 stop_daemon
 sql -c "SELECT pg_create_logical_replication_slot('$SLOT_RL', 'pgoutput')" >/dev/null
+if [[ $DBZ_ON == 1 ]]; then  # Debezium's slot: a copy of pg_recvlogical's, so both start at the same position
+    sql -c "SELECT pg_copy_logical_replication_slot('$SLOT_RL', '$SLOT_DBZ')" >/dev/null ||
+        { DBZ_ON=0; DBZ_NOTE="skipped: could not copy the slot"; log "WARNING: $DBZ_NOTE"; }
+fi
 sql -c "SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name IN ('$SLOT_TM', '$SLOT_RL')" |
     while IFS='|' read -r s l; do log "slot $s at $l"; done
 
@@ -313,6 +351,49 @@ run_tidemark() {
     stop_daemon
 }
 
+# ---------------------------------------------------------------------------- (c) Debezium
+# Sets dbz_ok=1 and dbz_ns, dbz_hwm_kb, dbz_cpu_s, dbz_pg_cpu, dbz_kafka_cpu, dbz_records; on failure says why and
+# returns non-zero (the caller goes on).
+run_debezium() {
+    local out="$WORK/debezium.out"
+    log "(c) Debezium from slot $SLOT_DBZ to Kafka ($DBZ_TOPIC), until $ROWS change records are acknowledged"
+    ws_pid=""
+    ws_ticks=0
+    k0="$(proc_ticks "$kafka_pid")"
+    t0="$(now_ns)"
+    dbz_start postgres "$out" --kind=postgres --mode=streaming --expected="$ROWS" --host="$TIDEMARK_PG_HOST" \
+        --port="$TIDEMARK_PG_PORT" --user="$TIDEMARK_PG_USER" --password="$TIDEMARK_PG_PASSWORD" \
+        --database="$TIDEMARK_PG_DATABASE" --tables=public.bench_rows --slot="$SLOT_DBZ" --publication="$PUB" \
+        --publication-autocreate=disabled --bootstrap="$TIDEMARK_KAFKA_BOOTSTRAP" --topic-prefix="$DBZ_PREFIX" \
+        --offset-file="$WORK/debezium.offsets" --timeout-s="$TIMEOUT_S"
+    while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do
+        ws_track "$SLOT_DBZ"
+        sleep 0.05
+    done
+    ws_track "$SLOT_DBZ"
+    dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
+    dbz_pg_cpu=$ws_ticks
+    if [[ "$(dbz_field "$out" complete)" != 1 ]]; then
+        local why="the peer failed"
+        [[ "$(dbz_field "$out" complete)" == 0 ]] && why="not done within $TIMEOUT_S s ($(dbz_field "$out" rows) of $ROWS rows)"
+        log "(c) Debezium peer FAILED: $why (the benchmark goes on)"
+        dbz_fail_tail "$out"
+        dbz_stop 0
+        DBZ_NOTE="FAILED: $why"
+        return 1
+    fi
+    dbz_ns=$(($(dbz_field "$out" done_us) * 1000 - t0))
+    dbz_hwm_kb="$(dbz_field "$out" peak_rss_kb)"
+    dbz_streaming_ns=$((($(dbz_field "$out" done_us) - $(dbz_field "$out" streaming_us)) * 1000))
+    dbz_cpu_s="$(dbz_field "$out" cpu_s)"
+    dbz_stop 60
+    dbz_records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$DBZ_TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || dbz_records="?"
+    dbz_ok=1
+    DBZ_NOTE="Debezium $(dbz_version postgres) embedded, snapshot.mode=no_data, JSON without schemas, KafkaProducer acks=all/idempotent/linger.ms=5${BENCH_DEBEZIUM_PROPS:+; extra: $BENCH_DEBEZIUM_PROPS}${BENCH_DEBEZIUM_JAVA_OPTS:+; JVM: $BENCH_DEBEZIUM_JAVA_OPTS}"
+    log "(c) done in $(awk -v n="$dbz_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s (from the JVM's start; $(dbz_field "$out" seconds) s by its own clock)"
+}
+
 # PG_BENCH_ORDER=tidemark-first swaps the two (to see whether the first reader pays for something).
 if [[ "${PG_BENCH_ORDER:-recvlogical-first}" == tidemark-first ]]; then
     run_tidemark
@@ -320,6 +401,9 @@ if [[ "${PG_BENCH_ORDER:-recvlogical-first}" == tidemark-first ]]; then
 else
     run_recvlogical
     run_tidemark
+fi
+if [[ $DBZ_ON == 1 ]]; then
+    run_debezium || true
 fi
 
 # One record per row: the topic's end offsets add up to ROWS (a fresh topic, inserts only).
@@ -331,14 +415,27 @@ echo
 echo "== PostgreSQL source: $ROWS single-row INSERTs, transactions of $TXN_ROWS, backlog read by each tool ($(nproc) cores, shared with PostgreSQL and Kafka)"
 awk -v rows="$ROWS" -v rn="$recv_ns" -v tn="$tm_ns" -v hwm="$hwm_kb" -v records="$records" \
     -v rpg="$(secs "$recv_pg_cpu")" -v rk="$(secs "$recv_kafka_cpu")" \
-    -v tpg="$(secs "$tm_pg_cpu")" -v tk="$(secs "$tm_kafka_cpu")" -v tcpu="$(secs "$tm_cpu")" 'BEGIN {
+    -v tpg="$(secs "$tm_pg_cpu")" -v tk="$(secs "$tm_kafka_cpu")" -v tcpu="$(secs "$tm_cpu")" \
+    -v dok="$dbz_ok" -v dn="${dbz_ns:-0}" -v dsn="${dbz_streaming_ns:-0}" -v dhwm="${dbz_hwm_kb:-0}" -v dcpu="${dbz_cpu_s:-}" -v dpg="$(secs "${dbz_pg_cpu:-0}")" \
+    -v dk="$(secs "${dbz_kafka_cpu:-0}")" -v drecords="${dbz_records:-}" -v dnote="$DBZ_NOTE" 'BEGIN {
     rs = rn / 1e9; ts = tn / 1e9; rr = rows / rs; tr = rows / ts; ratio = tr / rr; mb = hwm / 1024
     printf "%-36s %9s %12s %7s %14s   %s\n", "tool", "seconds", "rows/s", "ratio", "peak RSS", "CPU s: tool / its walsender / kafka broker"
     printf "%-36s %9.2f %12.0f %7s %14s   %s / %s / %s\n", "pg_recvlogical (pgoutput -> /dev/null)", rs, rr, "1.00", "-", "-", rpg, rk
     printf "%-36s %9.2f %12.0f %7.2f %11.1f MB   %s / %s / %s\n", "tidemark (-> Kafka, acknowledged)", ts, tr, ratio, mb, tcpu, tpg, tk
+    if (dok == 1) {
+        ds = dn / 1e9; dr = rows / ds
+        printf "%-36s %9.2f %12.0f %7.2f %11.1f MB   %s / %s / %s\n", "debezium (-> Kafka, acknowledged)", ds, dr, dr / rr, dhwm / 1024, dcpu, dpg, dk
+    }
     printf "\nthroughput ratio %.2f (target >= 0.80): %s\n", ratio, (ratio >= 0.8 ? "target met" : "NOT met")
     printf "peak RSS %.1f MB (target <= 100 MB): %s\n", mb, (mb <= 100 ? "target met" : "NOT met")
     printf "records in the topic: %s (expected %d)%s\n", records, rows, (records == rows ? "" : "  <- MISMATCH")
+    if (dok == 1) {
+        printf "\nTidemark / Debezium throughput ratio %.2f (%.0f / %.0f rows/s); peak RSS %.1f / %.1f MB\n", tr / dr, tr, dr, mb, dhwm / 1024
+        printf "records in the Debezium topic: %s (expected %d)%s\n", drecords, rows, (drecords == rows ? "" : "  <- MISMATCH")
+    }
+    if (dok == 1 && dsn > 0)
+        printf "Debezium without its start (JVM, engine, connector: %.2f s): %.2f s from the connector reporting streaming, %.0f rows/s\n", (dn - dsn) / 1e9, dsn / 1e9, rows / (dsn / 1e9)
+    printf "debezium: %s\n", dnote
 }'
 echo "daemon threads (comm/tid cpu): $threads"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both rates)"

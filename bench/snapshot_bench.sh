@@ -33,10 +33,19 @@
 #      ts_us; p50/p99/max over the changes executed while the snapshot ran, and over those before the signal
 #      (baseline). It includes the commit itself (the workload prints its client round trip per transaction).
 #      The snapshot topic must hold one record per row (checked).
-#   6. Prints a summary table per database. Exit 0 whether or not the targets are met (it prints, it does not
+#   6. (c) Debezium (bench/debezium, its embedded engine feeding one KafkaProducer: acks=all, idempotent, linger.ms=5),
+#      after the Tidemark phases, the same big table with the same workload running, into its own topics on the same
+#      broker: per chunk size of SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (default: the first of SNAP_BENCH_CHUNK_SIZES) a fresh
+#      peer (snapshot.mode=no_data, incremental.snapshot.chunk.size = that chunk size, MariaDB snapshot.locking.mode=none,
+#      its own signal table snapbench_<pid>_dbz_signal, slot and publication) streams the three tables; WARMUP_S after it
+#      reports streaming it inserts one execute-snapshot signal row and is timed until Kafka acknowledged one op=r
+#      record per row of the table. Same latency, CPU and record-count figures; peak RSS = VmHWM of the JVM. The summary
+#      gets a Debezium row per chunk size and the ratio Tidemark / Debezium at that chunk size. On by default when mvn and
+#      java exist; BENCH_DEBEZIUM=0 turns it off. A failing peer is reported and the benchmark goes on.
+#   7. Prints a summary table per database. Exit 0 whether or not the targets are met (it prints, it does not
 #      assert): snapshot rows/s >= 0.7 x raw read, p99 latency during the snapshot <= 20 ms, peak RSS <= 100 MB
 #      independent of the table size.
-#   7. Drops everything it created (tables, topics, slots, publications), also on failure. The pipelines use their
+#   8. Drops everything it created (tables, topics, slots, publications, offset files), also on failure. The pipelines use their
 #      own signal and watermark tables (snapbench_<pid>_signal/_watermark): signals other users insert into the
 #      shared tidemark_signal cannot reach them.
 #
@@ -44,7 +53,10 @@
 # SNAP_BENCH_RATE (1000 transactions/s), SNAP_BENCH_THREADS (4), SNAP_BENCH_BG_ROWS (1000), SNAP_BENCH_WARMUP_S
 # (5), SNAP_BENCH_FLUSH_MS (100), SNAP_BENCH_TIMEOUT_S (1800 per phase), SNAP_BENCH_BUILD_DIR (build-bench),
 # SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
-# (configs, daemon logs, the consumed latency samples).
+# (configs, daemon logs, the consumed latency samples, the Debezium peer's logs). Debezium: BENCH_DEBEZIUM (1; 0 = off),
+# SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (the first of SNAP_BENCH_CHUNK_SIZES), SNAP_BENCH_DEBEZIUM_TIMEOUT_S (SNAP_BENCH_TIMEOUT_S;
+# on timeout the partial rate is printed), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector properties),
+# BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -53,6 +65,8 @@ ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 # shellcheck source=lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$ROOT/scripts/lib/kafka.sh"
+# shellcheck source=SCRIPTDIR/debezium/peer.sh
+. "$SCRIPT_DIR/debezium/peer.sh"
 cd "$ROOT"
 
 ROWS="${SNAP_BENCH_ROWS:-5000000}"
@@ -65,6 +79,8 @@ WARMUP_S="${SNAP_BENCH_WARMUP_S:-5}"
 FLUSH_MS="${SNAP_BENCH_FLUSH_MS:-100}"
 TIMEOUT_S="${SNAP_BENCH_TIMEOUT_S:-1800}"
 BUILD_DIR="${SNAP_BENCH_BUILD_DIR:-build-bench}"
+DBZ_CHUNK_SIZES="${SNAP_BENCH_DEBEZIUM_CHUNK_SIZES:-${CHUNK_SIZES%% *}}"
+DBZ_TIMEOUT_S="${SNAP_BENCH_DEBEZIUM_TIMEOUT_S:-$TIMEOUT_S}"
 DATABASES=("$@")
 ((${#DATABASES[@]})) || DATABASES=(postgres mariadb)
 for d in "${DATABASES[@]}"; do
@@ -84,6 +100,15 @@ TIDEMARK_BIN="$ROOT/$BUILD_DIR/tidemark"
 LOAD_BIN="$ROOT/$BUILD_DIR/bench/bench_snapshot_load"
 [[ -x "$TIDEMARK_BIN" && -x "$LOAD_BIN" ]] || die "missing $TIDEMARK_BIN or $LOAD_BIN"
 
+# The Debezium peer: one stack per database (never mixed); a failed build turns that database's phase off.
+declare -A dbz_on=()
+if dbz_enabled; then
+    for d in "${DATABASES[@]}"; do
+        log "building the Debezium peer for $d (cached)"
+        if dbz_build "$d"; then dbz_on[$d]=1; else log "WARNING: the Debezium peer for $d did not build; its phase is skipped"; fi
+    done
+fi
+
 servers=(kafka)
 for d in "${DATABASES[@]}"; do servers+=("$d"); done
 "$ROOT/scripts/servers.sh" start "${servers[@]}" >/dev/null 2>&1 || "$ROOT/scripts/servers.sh" start "${servers[@]}"
@@ -102,6 +127,7 @@ SUMMARY="$WORK/summary.txt"
 : >"$SUMMARY"
 daemon_pid=""
 load_pid=""
+: >"$WORK/debezium.failures"
 phase_names=()  # every phase of the run, both databases: each its own pipeline name
 created_pg=0
 created_my=0
@@ -160,12 +186,13 @@ cleanup() {
     set +e
     stop_load
     stop_daemon
+    dbz_stop 0
     log "cleaning up: tables, topics, slots, publications"
     local p
     for p in "${pg_pipelines[@]}"; do drop_pg_pipeline "$p"; done
     ((${#topics[@]})) && drop_topics "${topics[@]}"
-    [[ $created_pg == 1 ]] && pg -c "DROP TABLE IF EXISTS public.${RUN}_signal, public.${RUN}_watermark" >/dev/null 2>&1
-    [[ $created_my == 1 ]] && my -e "DROP TABLE IF EXISTS \`${RUN}_signal\`, \`${RUN}_watermark\`" >/dev/null 2>&1
+    [[ $created_pg == 1 ]] && pg -c "DROP TABLE IF EXISTS public.${RUN}_signal, public.${RUN}_watermark, public.${RUN}_dbz_signal" >/dev/null 2>&1
+    [[ $created_my == 1 ]] && my -e "DROP TABLE IF EXISTS \`${RUN}_signal\`, \`${RUN}_watermark\`, \`${RUN}_dbz_signal\`" >/dev/null 2>&1
     if [[ $created_pg == 1 ]]; then
         pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg" >/dev/null 2>&1
     fi
@@ -384,6 +411,105 @@ EOF
         "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" >>"$RESULTS"
 }
 
+# A Debezium phase that could not finish: says why (with the end of the peer's log), stops the peer and the workload,
+# notes it for the summary. $1 label, $2 peer output, $3 reason.
+dbz_phase_failed() {
+    log "[$1] Debezium peer FAILED: $3 (the benchmark goes on)"
+    dbz_fail_tail "$2"
+    dbz_stop 0
+    stop_load
+    printf '%s: FAILED, %s\n' "$1" "$3" >>"$WORK/debezium.failures"
+    return 1
+}
+
+# One Debezium phase (bench/debezium): $1 database, $2 table, $3 its rows, $4 chunk size. The incremental snapshot of
+# the table through Debezium's embedded engine and one KafkaProducer, with the workload running as in run_phase.
+# Appends a line to $RESULTS (label "debezium <chunk>"); returns non-zero, after saying why, when the peer failed.
+run_debezium_phase() {
+    local dbkind="$1" table="$2" nrows="$3" chunk="$4" label="debezium $4"
+    local name="${RUN}_dbz${#phase_names[@]}"
+    phase_names+=("$name")
+    local out="$WORK/$name.out" sig="${RUN}_dbz_signal" middle
+    local args=(--kind="$dbkind" --mode=incremental-snapshot --expected="$nrows" --chunk-size="$chunk"
+        --bootstrap="$TIDEMARK_KAFKA_BOOTSTRAP" --topic-prefix="$name" --offset-file="$WORK/$name.offsets"
+        --signal-id="$name-snapshot" --signal-delay-ms=$(((1 + WARMUP_S) * 1000)) --timeout-s="$DBZ_TIMEOUT_S")
+    # Debezium's signal table (id, type, data): the connector also writes its window watermarks there.
+    if [[ "$dbkind" == postgres ]]; then
+        middle=public
+        pg -c "CREATE TABLE IF NOT EXISTS public.$sig (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))" ||
+            { dbz_phase_failed "$label" "$out" "cannot create its signal table"; return 1; }
+        pg_pipelines+=("$name")  # the connector creates slot and publication $name (publication.autocreate.mode=filtered)
+        args+=(--host="$TIDEMARK_PG_HOST" --port="$TIDEMARK_PG_PORT" --user="$TIDEMARK_PG_USER" --password="$TIDEMARK_PG_PASSWORD"
+            --database="$TIDEMARK_PG_DATABASE" --tables="public.$table,public.${RUN}_bg,public.$sig"
+            --count-table="public.$table" --signal-table="public.$sig" --slot="$name" --publication="$name")
+    else
+        middle="$DB"
+        my -e "CREATE TABLE IF NOT EXISTS \`$sig\` (id VARCHAR(64) PRIMARY KEY, type VARCHAR(32) NOT NULL, data VARCHAR(2048))" ||
+            { dbz_phase_failed "$label" "$out" "cannot create its signal table"; return 1; }
+        args+=(--host="$TIDEMARK_MYSQL_HOST" --port="$TIDEMARK_MYSQL_PORT" --user="$TIDEMARK_MYSQL_USER"
+            --password="$TIDEMARK_MYSQL_PASSWORD" --database="$DB" --tables="$DB.$table,$DB.${RUN}_bg,$DB.$sig"
+            --count-table="$DB.$table" --signal-table="$DB.$sig" --server-id=$((30000 + ($$ + ${#phase_names[@]}) % 10000)))
+    fi
+    local big_topic="$name.$middle.$table" bg_topic="$name.$middle.${RUN}_bg"
+    topics+=("$big_topic" "$bg_topic" "$name.$middle.$sig")
+    if ! kafka_create_topic "$big_topic" 4 >/dev/null ||
+        ! kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" --create \
+            --if-not-exists --topic "$bg_topic" --partitions 1 --replication-factor 1 \
+            --config message.timestamp.type=LogAppendTime >/dev/null; then
+        dbz_phase_failed "$label" "$out" "cannot create its topics"
+        return 1
+    fi
+
+    log "[$label] starting the Debezium peer ($name, incremental.snapshot.chunk.size $chunk)"
+    dbz_start "$dbkind" "$out" "${args[@]}"
+    dbz_wait_line "$out" streaming 300 || { dbz_phase_failed "$label" "$out" "the connector did not start streaming"; return 1; }
+    sleep 1
+    local warm_us sig_us done_us k0
+    warm_us="$(now_us)"
+    start_load "$dbkind"
+    # The peer inserts the signal row 1 + SNAP_BENCH_WARMUP_S seconds after it reported streaming.
+    dbz_wait_line "$out" signal $((WARMUP_S + 120)) || { dbz_phase_failed "$label" "$out" "no signal row inserted"; return 1; }
+    k0="$(proc_ticks "$kafka_pid")"
+    sig_us="$(sed -n 's/^DEBEZIUM signal inserted at_us=\([0-9]*\).*/\1/p' "$out" | head -n 1)"
+    log "[$label] signal $name-snapshot inserted; waiting for $nrows snapshot records acknowledged by Kafka"
+    local s=0
+    dbz_wait_line "$out" result $((DBZ_TIMEOUT_S + 120)) || s=$?
+    ((s == 0)) || { dbz_phase_failed "$label" "$out" "$( ((s == 2)) && echo "no result within $((DBZ_TIMEOUT_S + 120)) s" || echo "the peer stopped")"; return 1; }
+    local kcpu=$(($(proc_ticks "$kafka_pid") - k0))
+    local complete rows seconds rss_kb cpu_s
+    complete="$(dbz_field "$out" complete)"
+    rows="$(dbz_field "$out" rows)"
+    seconds="$(dbz_field "$out" seconds)"
+    rss_kb="$(dbz_field "$out" peak_rss_kb)"
+    cpu_s="$(dbz_field "$out" window_cpu_s)"
+    done_us="$(dbz_field "$out" done_us)"
+    [[ "$complete" == 1 ]] || { label="$label (timeout)"; printf '%s: timed out after %s s, partial rate\n' "$label" "$DBZ_TIMEOUT_S" >>"$WORK/debezium.failures"; }
+    local load_line
+    stop_load
+    load_line="$(cat "$WORK/load.out")"
+    dbz_stop 60
+    log "[$label] done: $seconds s, $rows rows; workload: $load_line"
+
+    timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$bg_topic" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
+        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
+                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
+        >"$WORK/$name.latency"
+    local records
+    records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$big_topic" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
+    drop_topics "$big_topic" "$bg_topic" "$name.$middle.$sig"
+    [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
+    rm -f "$WORK/$name.offsets"
+    awk -v w="$warm_us" -v s0="$sig_us" -v s1="$done_us" -v b="$WORK/$name.base" -v s="$WORK/$name.snap" '
+        $1 >= w && $1 < s0 { print $2 > b } $1 >= s0 && $1 <= s1 { print $2 > s }' "$WORK/$name.latency"
+    local base snap
+    base="$(percentiles "$WORK/$name.base")"
+    snap="$(percentiles "$WORK/$name.snap")"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rows" "$chunk" "$(awk -v s="$seconds" 'BEGIN { printf "%.2f", s }')" \
+        "$records" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$(awk -v c="$cpu_s" 'BEGIN { printf "%.1f", c }')" \
+        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" >>"$RESULTS"
+}
+
 bench_database() {
     local dbkind="$1"
     RESULTS="$WORK/$dbkind.results"
@@ -410,12 +536,23 @@ bench_database() {
     for c in $CHUNK_SIZES; do
         run_phase "$dbkind" "$RUN" "$ROWS" "$c" "chunk $c"
     done
+    local dbz_note
+    if [[ "${dbz_on[$dbkind]:-0}" == 1 ]]; then
+        for c in $DBZ_CHUNK_SIZES; do
+            run_debezium_phase "$dbkind" "$RUN" "$ROWS" "$c" || true
+        done
+        dbz_note="Debezium $(dbz_version "$dbkind") ($dbkind stack of bench/debezium)"
+    elif [[ "${BENCH_DEBEZIUM:-1}" == 0 ]]; then
+        dbz_note="off (BENCH_DEBEZIUM=0)"
+    else
+        dbz_note="skipped (no mvn/java, or the peer did not build)"
+    fi
 
     if [[ "$dbkind" == postgres ]]; then
-        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg, public.${RUN}_signal, public.${RUN}_watermark"
+        pg -c "DROP TABLE IF EXISTS public.${RUN}, public.${RUN}_small, public.${RUN}_bg, public.${RUN}_signal, public.${RUN}_watermark, public.${RUN}_dbz_signal"
         created_pg=0
     else
-        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`, \`${RUN}_signal\`, \`${RUN}_watermark\`"
+        my -e "DROP TABLE IF EXISTS \`${RUN}\`, \`${RUN}_small\`, \`${RUN}_bg\`, \`${RUN}_signal\`, \`${RUN}_watermark\`, \`${RUN}_dbz_signal\`"
         created_my=0
     fi
 
@@ -424,28 +561,50 @@ bench_database() {
     {
         echo
         echo "== $dbkind snapshot: $ROWS rows of ~200 bytes; workload $RATE tx/s of single-row UPDATEs on another captured table ($BG_ROWS rows); $(nproc) cores shared with the database and Kafka; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-        awk -F'\t' -v raw_ns="$raw_ns" -v rows="$ROWS" -v r1="$r1" -v r2="$r2" -v tool="$raw_tool" '
+        awk -F'\t' -v raw_ns="$raw_ns" -v rows="$ROWS" -v r1="$r1" -v r2="$r2" -v tool="$raw_tool" -v dbz="$dbz_note" \
+            -v dbz_props="${BENCH_DEBEZIUM_PROPS:-}" -v dbz_java="${BENCH_DEBEZIUM_JAVA_OPTS:-}" \
+            -v dbz_fail="$(sed 's/^/    /' "$WORK/debezium.failures")" '
             BEGIN {
                 raw = rows / (raw_ns / 1e9)
                 printf "(a) %s: %.2f s / %.2f s, best %.0f rows/s\n\n", tool, r1 / 1e9, r2 / 1e9, raw
-                printf "%-12s %9s %6s %8s %10s %6s %9s %10s %14s %18s %8s %8s\n", "(b) phase", "rows", "chunk", "seconds",
+                printf "%-23s %9s %6s %8s %10s %6s %9s %10s %14s %18s %8s %8s\n", "(b) tidemark/(c) phase", "rows", "chunk", "seconds",
                     "rows/s", "ratio", "peak RSS", "CPU s d/k", "base p50/p99", "snap p50/p99/max", "samples", "records"
             }
             {
-                r = $2 / $4; ratio = ($2 == rows) ? sprintf("%.2f", r / raw) : "-"
-                printf "%-12s %9d %6d %8.2f %10.0f %6s %6.1f MB %10s %14s %18s %8d %8s%s\n", $1, $2, $3, $4, r, ratio, $6,
+                is_dbz = ($1 ~ /^debezium/)
+                r = ($4 > 0) ? $2 / $4 : 0; ratio = ($2 == rows) ? sprintf("%.2f", r / raw) : "-"
+                printf "%-23s %9d %6d %8.2f %10.0f %6s %6.1f MB %10s %14s %18s %8d %8s%s\n", $1, $2, $3, $4, r, ratio, $6,
                     $7 "/" $8, $9 "/" $10 " ms", $13 "/" $14 "/" $15 " ms", $16, $5, ($5 == $2 ? "" : " <- MISMATCH")
                 loads = loads "  " $1 ": " $17 "\n"
-                if ($2 == rows) { best = (r / raw > best) ? r / raw : best; if ($14 + 0 > worst99) worst99 = $14 + 0 }
+                if (is_dbz) { dz[$3] = r; dzhwm[$3] = $6; dzlabel[$3] = $1; ndz++; next }
+                if ($2 == rows) { best = (r / raw > best) ? r / raw : best; if ($14 + 0 > worst99) worst99 = $14 + 0; tm[$3] = r; tmhwm[$3] = $6 }
                 hwm = ($6 > hwm) ? $6 : hwm
             }
             END {
                 printf "\nrows/s = rows / (signal inserted -> tables_done in the state file, i.e. acknowledged by Kafka)\n"
                 printf "latency = Kafka LogAppendTime - ts_us (database clock when the UPDATE ran), base = before the signal, snap = while the snapshot ran\n"
-                printf "CPU s d/k = daemon / Kafka broker CPU seconds during the snapshot\n"
-                printf "targets: ratio >= 0.70 (best %.2f), p99 during the snapshot <= 20 ms (worst %.1f), peak RSS <= 100 MB (max %.1f)\n", best, worst99, hwm
+                printf "CPU s d/k = daemon (Debezium: JVM) / Kafka broker CPU seconds during the snapshot\n"
+                printf "targets (Tidemark): ratio >= 0.70 (best %.2f), p99 during the snapshot <= 20 ms (worst %.1f), peak RSS <= 100 MB (max %.1f)\n", best, worst99, hwm
+                printf "\n(c) Debezium: %s\n", dbz
+                if (dbz_fail != "") printf "%s\n", dbz_fail
+                if (ndz) {
+                    printf "    rows/s = rows / (signal row inserted -> the last snapshot record (op=r) of the table acknowledged by Kafka);\n"
+                    printf "    peak RSS = VmHWM of the JVM. Settings: embedded engine, JSON converter without schemas, one KafkaProducer\n"
+                    printf "    (acks=all, idempotent, linger.ms=5, keyed by the record key; each batch acknowledged before it is marked\n"
+                    printf "    processed), snapshot.mode=no_data, incremental.snapshot.chunk.size = the chunk size, MariaDB\n"
+                    printf "    snapshot.locking.mode=none; everything else at Debezium'"'"'s defaults (poll.interval.ms 500, max.batch.size 2048,\n"
+                    printf "    max.queue.size 8192)%s%s.\n", (dbz_props != "" ? "; extra: " dbz_props : ""), (dbz_java != "" ? "; JVM: " dbz_java : "; JVM: default heap sizing")
+                    for (c in dz) {
+                        if (c in tm)
+                            printf "    Tidemark / Debezium at chunk %d: %.0f / %.0f rows/s = %s%s; peak RSS %.1f / %.1f MB\n", c, tm[c], dz[c],
+                                (dz[c] > 0 ? sprintf("%.2f", tm[c] / dz[c]) : "-"), (dzlabel[c] ~ /timeout/ ? " (Debezium timed out: partial rate)" : ""), tmhwm[c], dzhwm[c]
+                        else
+                            printf "    Debezium at chunk %d: %.0f rows/s (no Tidemark phase at that chunk size)\n", c, dz[c]
+                    }
+                }
                 printf "workload (client side: transactions, achieved rate, round trip p50/p99 of one autocommit UPDATE):\n%s", loads
             }' "$RESULTS"
+        : >"$WORK/debezium.failures"
     } | tee -a "$SUMMARY"
 }
 
