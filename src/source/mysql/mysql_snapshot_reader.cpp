@@ -81,8 +81,8 @@ Fallible<T> success(T value) {
 }  // namespace
 
 struct MySqlSnapshotReader::Rows {
-  std::vector<Row> rows;      // whole rows, in the layout's column order (when asked for)
-  std::vector<KeyText> keys;  // each row's key
+  std::vector<Row> rows;             // whole rows, in the layout's column order (when asked for)
+  std::optional<KeyText> last_key;   // the last row's key (nullopt: no row)
 };
 
 std::string MySqlSnapshotReader::Table::sql() const { return table_sql(database, name); }
@@ -501,7 +501,7 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
   if (mysql_stmt_execute(stmt.get()) != 0) return stmt_failure("chunk SELECT failed");
   std::unique_ptr<MYSQL_RES, decltype(&mysql_free_result)> meta(mysql_stmt_result_metadata(stmt.get()), &mysql_free_result);
   if (!meta || mysql_num_fields(meta.get()) != names.size()) return "chunk SELECT on " + schema.id.to_string() + " returned unexpected columns";
-  if (mysql_stmt_store_result(stmt.get()) != 0) return stmt_failure("chunk SELECT failed");
+  // Unbuffered: rows are decoded as they come off the socket, never copied into a whole result first.
   const MYSQL_FIELD* fields = mysql_fetch_fields(meta.get());
   const size_t n = names.size();
   std::vector<ResultColumn> columns;
@@ -532,12 +532,14 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
     }
   }
   if (mysql_stmt_bind_result(stmt.get(), binds.data()) != 0) return stmt_failure("cannot bind the chunk result");
+  std::vector<WireValue> wire(n);  // reused row after row: byte columns keep their capacity
+  bool any = false;
   for (;;) {
     const int rc = mysql_stmt_fetch(stmt.get());
     if (rc == MYSQL_NO_DATA) break;
     if (rc == 1) return stmt_failure("cannot fetch the chunk");
+    any = true;
     // 0, or MYSQL_DATA_TRUNCATED: byte columns have no room yet and are fetched below.
-    std::vector<WireValue> wire(n);
     for (size_t i = 0; i < n; ++i) {
       WireValue& w = wire[i];
       const Slot& s = slots[i];
@@ -549,8 +551,8 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
         case WireKind::Double: w.d = s.d; break;
         case WireKind::Temporal: w.time = s.time; break;
         case WireKind::Bytes: {
-          if (s.length == 0) break;
           w.bytes.resize(s.length);
+          if (s.length == 0) break;
           MYSQL_BIND whole;
           std::memset(&whole, 0, sizeof whole);
           unsigned long length = 0;
@@ -564,14 +566,6 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
         }
       }
     }
-    KeyText key;
-    for (const size_t k : key_positions) {
-      std::string error;
-      std::optional<std::string> text;
-      if (!result_key_text(columns[k], wire[k], text, error)) return "key column " + names[k] + " of " + schema.id.to_string() + ": " + error;
-      key.push_back(std::move(text));
-    }
-    out.keys.push_back(std::move(key));
     if (!whole_rows) continue;
     Row row(n);
     for (size_t i = 0; i < n; ++i) {
@@ -580,6 +574,15 @@ std::optional<std::string> MySqlSnapshotReader::select(const std::string& sql, c
     }
     out.rows.push_back(std::move(row));
   }
+  if (!any) return std::nullopt;
+  KeyText key;  // of the last row, still in `wire`: where the next chunk starts
+  for (const size_t k : key_positions) {
+    std::string error;
+    std::optional<std::string> text;
+    if (!result_key_text(columns[k], wire[k], text, error)) return "key column " + names[k] + " of " + schema.id.to_string() + ": " + error;
+    key.push_back(std::move(text));
+  }
+  out.last_key = std::move(key);
   return std::nullopt;
 }
 
@@ -655,8 +658,7 @@ Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout&
                           order_by(layout, true) + " LIMIT 1";
   if (auto e = select(sql, layout, *catalog, false, rows)) return rollback(*e);
   if (!connection_->execute("COMMIT")) return Result::failure(failure("cannot commit the read-only transaction"));
-  if (rows.keys.empty()) return success(std::optional<KeyText>());
-  return success(std::optional<KeyText>(std::move(rows.keys.front())));
+  return success(std::move(rows.last_key));
 }
 
 Fallible<Chunk> MySqlSnapshotReader::read_chunk(const ChunkQuery& query) {
@@ -696,7 +698,7 @@ Fallible<Chunk> MySqlSnapshotReader::read_chunk(const ChunkQuery& query) {
   if (!connection_->execute("COMMIT")) return Result::failure(failure("cannot commit the chunk transaction"));
   Chunk chunk;
   chunk.rows = std::move(rows.rows);
-  if (!rows.keys.empty()) chunk.last_key = std::move(rows.keys.back());
+  if (rows.last_key) chunk.last_key = std::move(*rows.last_key);
   return success(std::move(chunk));
 }
 

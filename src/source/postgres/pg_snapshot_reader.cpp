@@ -68,11 +68,10 @@ void PgSnapshotReader::cancel() {
 }
 
 std::optional<std::string> PgSnapshotReader::begin_read_only(const char* isolation) {
-  if (!conn_->query(std::string("BEGIN ISOLATION LEVEL ") + isolation + " READ ONLY"))
-    return "cannot begin a read-only transaction: " + conn_->last_error();
-  if (!conn_->query("SELECT set_config('statement_timeout', $1, true)",
-                    {std::to_string(config_.snapshot.query_timeout_ms) + "ms"})) {
-    std::string error = "cannot set the statement timeout: " + conn_->last_error();
+  // One round trip: both statements are ours (the timeout is a validated integer), in one simple query.
+  if (!conn_->query(std::string("BEGIN ISOLATION LEVEL ") + isolation + " READ ONLY; SET LOCAL statement_timeout = " +
+                    std::to_string(config_.snapshot.query_timeout_ms))) {
+    std::string error = "cannot begin a read-only transaction with its statement timeout: " + conn_->last_error();
     conn_->query("ROLLBACK");
     return error;
   }
@@ -488,9 +487,19 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
     conn_->query("ROLLBACK");
     return Failed::failure(std::move(why));
   };
-  std::string error;
-  const auto columns = layout_columns(layout, error);
-  if (!columns) return fail(error);
+  // The catalog types of the layout's columns, read once per described layout (the worker describes the
+  // table again at least every second) rather than with two catalog queries per chunk; the result's own
+  // column types below catch a type changed in between.
+  if (!chunk_columns_ || chunk_columns_->schema != layout.schema) {
+    std::string error;
+    auto loaded = layout_columns(layout, error);
+    if (!loaded) {
+      chunk_columns_.reset();
+      return fail(error);
+    }
+    chunk_columns_ = ChunkColumns{layout.schema, std::move(*loaded), {}};
+  }
+  const std::vector<Column>* columns = &chunk_columns_->columns;
 
   // (k1, k2) > ($1::t1, $2::t2): the database's own row comparison, in its collation.
   std::vector<std::string> params;
@@ -517,6 +526,23 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   if (!conn_->query("COMMIT")) return Failed::failure("cannot commit a chunk transaction: " + conn_->last_error());
 
   PGresult* result = r->get();
+  std::vector<Oid> result_types;
+  for (int c = 0; c < PQnfields(result); ++c) result_types.push_back(PQftype(result, c));
+  if (chunk_columns_->result_types.empty()) {
+    chunk_columns_->result_types = result_types;
+  } else if (chunk_columns_->result_types != result_types) {  // ALTER COLUMN ... TYPE since the columns were read
+    std::string error;
+    auto loaded = layout_columns(layout, error);
+    if (!loaded) {
+      chunk_columns_.reset();
+      return Failed::failure(error);
+    }
+    chunk_columns_ = ChunkColumns{layout.schema, std::move(*loaded), result_types};
+    columns = &chunk_columns_->columns;
+  }
+  if (static_cast<size_t>(PQnfields(result)) != columns->size())
+    return Failed::failure("chunk of " + name.text() + ": the SELECT returned " + std::to_string(PQnfields(result)) +
+                           " columns, the layout has " + std::to_string(columns->size()));
   Chunk chunk;
   const int rows = PQntuples(result);
   chunk.rows.reserve(static_cast<size_t>(rows));

@@ -94,6 +94,13 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   std::optional<Connection> conn_;
   snapshot::SessionCancel cancel_;  // knows conn_'s backend pid
   PgTypeRegistry types_;  // enums, domains and arrays of those, registered as pgoutput's Type messages would be
+  // The catalog columns of the layout the last chunk was read with, and the column types its result reported.
+  struct ChunkColumns {
+    TableSchemaPtr schema;
+    std::vector<Column> columns;
+    std::vector<Oid> result_types;
+  };
+  std::optional<ChunkColumns> chunk_columns_;
 };
 
 }  // namespace tidemark::pg
