@@ -56,7 +56,9 @@
 # (configs, daemon logs, the consumed latency samples, the Debezium peer's logs). Debezium: BENCH_DEBEZIUM (1; 0 = off),
 # SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (the first of SNAP_BENCH_CHUNK_SIZES), SNAP_BENCH_DEBEZIUM_TIMEOUT_S (SNAP_BENCH_TIMEOUT_S;
 # on timeout the partial rate is printed), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector properties),
-# BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh.
+# BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh. SNAP_BENCH_PG_FSYNC (on:
+# PostgreSQL runs with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's
+# fsync = off).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -118,6 +120,9 @@ export PGPASSWORD="$TIDEMARK_PG_PASSWORD" PGCONNECT_TIMEOUT=10
 PG_CONNINFO="host=$TIDEMARK_PG_HOST port=$TIDEMARK_PG_PORT user=$TIDEMARK_PG_USER dbname=$TIDEMARK_PG_DATABASE"
 DB="$TIDEMARK_MYSQL_DATABASE"
 pg() { psql "$PG_CONNINFO" -X -v ON_ERROR_STOP=1 -qAt "$@"; }
+# The superuser over the unix socket (trust), for the server's durability settings.
+pg_super() { psql -X -v ON_ERROR_STOP=1 -qAt -h "$TIDEMARK_PG_SOCKET_DIR" -p "$TIDEMARK_PG_PORT" -U "$TIDEMARK_PG_ROOT_USER" -d postgres "$@"; }
+pg_fsync_set=0
 my() { mariadb --no-defaults -h "$TIDEMARK_MYSQL_HOST" -P "$TIDEMARK_MYSQL_PORT" -u "$TIDEMARK_MYSQL_ROOT_USER" \
     -p"$TIDEMARK_MYSQL_ROOT_PASSWORD" -N -B "$DB" "$@"; }
 
@@ -186,6 +191,9 @@ cleanup() {
     set +e
     stop_load
     stop_daemon
+    if [[ $pg_fsync_set == 1 ]]; then  # back to the throwaway cluster's own setting
+        pg_super -c "ALTER SYSTEM RESET fsync" -c "SELECT pg_reload_conf()" >/dev/null 2>&1 || log "WARNING: could not reset fsync"
+    fi
     dbz_stop 0
     log "cleaning up: tables, topics, slots, publications"
     local p
@@ -608,6 +616,14 @@ bench_database() {
     } | tee -a "$SUMMARY"
 }
 
+# Stock durability: the throwaway PostgreSQL cluster runs with fsync = off (scripts/lib/postgres.sh); a user's
+# server flushes every commit, watermarks included. MariaDB's defaults (innodb_flush_log_at_trx_commit=1) apply.
+if [[ " ${DATABASES[*]} " == *" postgres "* && "${SNAP_BENCH_PG_FSYNC:-on}" == on && "$(pg -c "SHOW fsync")" == off ]]; then
+    pg_super -c "ALTER SYSTEM SET fsync = on" -c "SELECT pg_reload_conf()" >/dev/null
+    pg_fsync_set=1
+    sleep 0.5
+    log "PostgreSQL: fsync = $(pg -c "SHOW fsync"), synchronous_commit = $(pg -c "SHOW synchronous_commit") for this run"
+fi
 for d in "${DATABASES[@]}"; do
     bench_database "$d"
 done
