@@ -192,16 +192,19 @@ void PipelineMetrics::count_change(const ChangeCounters& counters, Op op) {
 void PipelineMetrics::count_record_acknowledged(double latency_seconds) {
   records_acknowledged_.Increment();
   delivery_latency_.Observe(latency_seconds);
+  acks_since_take_.fetch_add(1, std::memory_order_relaxed);
   const auto us = static_cast<int64_t>(latency_seconds * 1e6);
   int64_t seen = max_ack_latency_us_.load(std::memory_order_relaxed);
   while (us > seen && !max_ack_latency_us_.compare_exchange_weak(seen, us, std::memory_order_relaxed)) {
   }
 }
 
-std::optional<std::chrono::microseconds> PipelineMetrics::take_max_ack_latency() {
-  const int64_t us = max_ack_latency_us_.exchange(-1, std::memory_order_relaxed);
-  if (us < 0) return std::nullopt;
-  return std::chrono::microseconds(us);
+PipelineMetrics::Acknowledgements PipelineMetrics::take_acknowledgements() {
+  Acknowledgements taken;
+  taken.count = acks_since_take_.exchange(0, std::memory_order_relaxed);
+  if (const int64_t us = max_ack_latency_us_.exchange(-1, std::memory_order_relaxed); us >= 0)
+    taken.max_latency = std::chrono::microseconds(us);
+  return taken;
 }
 
 void PipelineMetrics::count_delivery_error(const std::string& error_class) {

@@ -60,8 +60,12 @@ class PipelineMetrics {
   void count_change(const ChangeCounters& counters, Op op);
   void count_record_sent() { records_sent_.Increment(); }
   void count_record_acknowledged(double latency_seconds);  // produce -> broker acknowledgement
-  // The slowest acknowledgement since the previous call (nullopt: none came), for the snapshot's backlog bound.
-  std::optional<std::chrono::microseconds> take_max_ack_latency();
+  // The acknowledgements since the previous call, for the snapshot's backlog bound: how many, and the slowest.
+  struct Acknowledgements {
+    uint64_t count = 0;
+    std::optional<std::chrono::microseconds> max_latency;  // nullopt: none came
+  };
+  Acknowledgements take_acknowledgements();
   void count_delivery_error(const std::string& error_class);  // "transient", "fatal"
   // A source transaction all of whose records are acknowledged: its commit time in the source (ms since
   // the epoch; 0 when the source gives none).
@@ -84,7 +88,8 @@ class PipelineMetrics {
   prometheus::Counter& records_acknowledged_;
   prometheus::Family<prometheus::Counter>& delivery_errors_;
   prometheus::Histogram& delivery_latency_;
-  std::atomic<int64_t> max_ack_latency_us_{-1};  // -1: no acknowledgement since take_max_ack_latency()
+  std::atomic<int64_t> max_ack_latency_us_{-1};  // -1: no acknowledgement since take_acknowledgements()
+  std::atomic<uint64_t> acks_since_take_{0};
   prometheus::Histogram& commit_to_ack_;
   prometheus::Gauge& behind_source_;
   prometheus::Gauge& last_event_age_;

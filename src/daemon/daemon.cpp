@@ -136,9 +136,10 @@ class Pipeline {
     if (checked.reader) {
       snapshots_ = SnapshotStage::create(config_, !start_position_, std::move(checked.reader),
                                          std::move(*checked.snapshot_state), [this] {
+                                           const PipelineMetrics::Acknowledgements acks = metrics_.take_acknowledgements();
                                            return snapshot::BacklogReading{
                                                static_cast<uint64_t>(queue_ ? queue_->size() : 0) + tracker_->in_flight(),
-                                               metrics_.take_max_ack_latency()};
+                                               acks.count, acks.max_latency};
                                          });
       if (!snapshots_) return false;
       snapshots_->merger().set_metrics(&metrics_);

@@ -23,8 +23,11 @@ int64_t BacklogBound::update(const BacklogReading& reading, Clock::time_point no
     period_max_ = std::max(period_max_, *reading.max_ack_latency);
   }
   period_waiting_ = period_waiting_ || reading.records > 0;
+  period_acks_ += reading.acknowledged;
   if (period_start_ == Clock::time_point{}) period_start_ = now;
   if (now - period_start_ < kPeriod) return bound_;
+  const double seconds = std::chrono::duration<double>(now - period_start_).count();
+  ack_rate_ = 0.5 * ack_rate_ + 0.5 * (static_cast<double>(period_acks_) / seconds);
   // A period in which records waited but none was acknowledged was at least a period slow.
   const bool slow = period_acked_ ? period_max_ > target_ : period_waiting_ && kPeriod > target_;
   if (target_.count() == 0) {
@@ -34,7 +37,12 @@ int64_t BacklogBound::update(const BacklogReading& reading, Clock::time_point no
   } else {
     bound_ = std::min(ceiling_, bound_ + floor_);
   }
+  if (target_.count() > 0) {
+    const double drains_in_target = 2 * ack_rate_ * std::chrono::duration<double>(target_).count();
+    bound_ = std::clamp(std::min(bound_, static_cast<int64_t>(drains_in_target)), floor_, ceiling_);
+  }
   period_start_ = now;
+  period_acks_ = 0;
   period_max_ = std::chrono::microseconds{0};
   period_acked_ = false;
   period_waiting_ = false;

@@ -1,9 +1,12 @@
 #pragma once
 // How many records a snapshot may keep waiting between the source and Kafka's acknowledgement. A log change
-// enters the same producer queue behind them, so their number is the latency a snapshot adds to the log. The
-// bound follows the measured acknowledgement latency (produce -> broker ack), additive increase and
-// multiplicative decrease, as TCP's congestion window: one chunk more per period while the slowest
-// acknowledgement of the period stays within the target, half as many when it does not.
+// enters the same producer queue behind them, so their number over the rate at which Kafka acknowledges is
+// the latency a snapshot adds to the log. Two rules, evaluated once per period:
+//   - the bound never exceeds what Kafka acknowledges in twice the target latency (the measured rate,
+//     smoothed), so a full backlog drains within about the target;
+//   - within that, additive increase and multiplicative decrease on the measured acknowledgement latency
+//     (produce -> broker ack), as TCP's congestion window: one chunk more per period while the slowest
+//     acknowledgement of the period stays within the target, half as many when it does not.
 //
 // Invariant: floor <= bound() <= ceiling. The floor is one chunk, so a snapshot always progresses.
 
@@ -15,7 +18,8 @@ namespace tidemark::snapshot {
 
 // What the pipeline reports to the snapshot worker.
 struct BacklogReading {
-  uint64_t records = 0;  // queued or in flight, not yet acknowledged
+  uint64_t records = 0;       // queued or in flight, not yet acknowledged
+  uint64_t acknowledged = 0;  // records acknowledged since the previous reading
   // The slowest acknowledgement since the previous reading; nullopt when there was none.
   std::optional<std::chrono::microseconds> max_ack_latency;
 };
@@ -43,6 +47,8 @@ class BacklogBound {
   std::chrono::microseconds period_max_{0};
   bool period_acked_ = false;
   bool period_waiting_ = false;  // records waited at some reading of the period
+  uint64_t period_acks_ = 0;
+  double ack_rate_ = 0;  // records acknowledged per second, smoothed over periods
 };
 
 }  // namespace tidemark::snapshot
