@@ -316,22 +316,7 @@ run_debezium() {
         --timeout-s="$TIMEOUT_S"
     while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do sleep 0.05; done
     dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
-    if [[ "$(dbz_field "$out" complete)" != 1 ]]; then
-        local why="the peer failed"
-        [[ "$(dbz_field "$out" complete)" == 0 ]] && why="not done within $TIMEOUT_S s ($(dbz_field "$out" rows) of $ROWS rows)"
-        log "(d) Debezium peer FAILED: $why (the benchmark goes on)"
-        dbz_fail_tail "$out"
-        dbz_stop 0
-        DBZ_NOTE="FAILED: $why"
-        return 1
-    fi
-    dbz_ns=$(($(dbz_field "$out" done_us) * 1000 - t0))
-    dbz_hwm_kb="$(dbz_field "$out" peak_rss_kb)"
-    dbz_streaming_ns=$((($(dbz_field "$out" done_us) - $(dbz_field "$out" streaming_us)) * 1000))
-    dbz_cpu_s="$(dbz_field "$out" cpu_s)"
-    dbz_stop 60
-    dbz_records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
-        --topic "$DBZ_TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || dbz_records="?"
+    dbz_collect_streaming "$out" d "$t0" "$ROWS" "$TIMEOUT_S" || return 1
     dbz_ok=1
     DBZ_NOTE="Debezium $(dbz_version mariadb) (debezium-connector-mariadb) embedded, offsets seeded with file/pos/GTID, snapshot.mode=recovery, snapshot.locking.mode=none, JSON without schemas, KafkaProducer acks=all/idempotent/linger.ms=5${BENCH_DEBEZIUM_PROPS:+; extra: $BENCH_DEBEZIUM_PROPS}${BENCH_DEBEZIUM_JAVA_OPTS:+; JVM: $BENCH_DEBEZIUM_JAVA_OPTS}"
     log "(d) done in $(awk -v n="$dbz_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s (from the JVM's start)"

@@ -373,22 +373,7 @@ run_debezium() {
     ws_track "$SLOT_DBZ"
     dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
     dbz_pg_cpu=$ws_ticks
-    if [[ "$(dbz_field "$out" complete)" != 1 ]]; then
-        local why="the peer failed"
-        [[ "$(dbz_field "$out" complete)" == 0 ]] && why="not done within $TIMEOUT_S s ($(dbz_field "$out" rows) of $ROWS rows)"
-        log "(c) Debezium peer FAILED: $why (the benchmark goes on)"
-        dbz_fail_tail "$out"
-        dbz_stop 0
-        DBZ_NOTE="FAILED: $why"
-        return 1
-    fi
-    dbz_ns=$(($(dbz_field "$out" done_us) * 1000 - t0))
-    dbz_hwm_kb="$(dbz_field "$out" peak_rss_kb)"
-    dbz_streaming_ns=$((($(dbz_field "$out" done_us) - $(dbz_field "$out" streaming_us)) * 1000))
-    dbz_cpu_s="$(dbz_field "$out" cpu_s)"
-    dbz_stop 60
-    dbz_records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
-        --topic "$DBZ_TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || dbz_records="?"
+    dbz_collect_streaming "$out" c "$t0" "$ROWS" "$TIMEOUT_S" || return 1
     dbz_ok=1
     DBZ_NOTE="Debezium $(dbz_version postgres) embedded, snapshot.mode=no_data, JSON without schemas, KafkaProducer acks=all/idempotent/linger.ms=5${BENCH_DEBEZIUM_PROPS:+; extra: $BENCH_DEBEZIUM_PROPS}${BENCH_DEBEZIUM_JAVA_OPTS:+; JVM: $BENCH_DEBEZIUM_JAVA_OPTS}"
     log "(c) done in $(awk -v n="$dbz_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s (from the JVM's start; $(dbz_field "$out" seconds) s by its own clock)"

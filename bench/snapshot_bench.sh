@@ -175,6 +175,19 @@ drop_topics() {
     done
 }
 
+# The workload's changes in topic $1 as "ts_us latency_ms" lines into $2: Kafka LogAppendTime (ms) - ts_us.
+latency_samples() {
+    timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$1" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
+        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
+                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
+        >"$2"
+}
+
+topic_records() {  # records in every partition of topic $1
+    kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$1" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }'
+}
+
 drop_pg_pipeline() {  # slot and publication named after the pipeline
     local p="$1" i
     for ((i = 0; i < 100; i++)); do
@@ -397,13 +410,9 @@ EOF
     log "[$label] done: $(awk -v a="$sig_us" -v b="$done_us" 'BEGIN { printf "%.1f", (b - a) / 1e6 }') s; workload: $load_line"
 
     # Latency samples: Kafka LogAppendTime (ms) - ts_us, for the workload's changes.
-    timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$bg_topic" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
-        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
-                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
-        >"$WORK/$name.latency"
+    latency_samples "$bg_topic" "$WORK/$name.latency"
     local records
-    records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
-        --topic "$big_topic" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
+    records="$(topic_records "$big_topic")" || records="?"
     drop_topics "$big_topic" "$bg_topic"
     [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
     awk -v w="$warm_us" -v s0="$sig_us" -v s1="$done_us" -v b="$WORK/$name.base" -v s="$WORK/$name.snap" '
@@ -498,13 +507,9 @@ run_debezium_phase() {
     dbz_stop 60
     log "[$label] done: $seconds s, $rows rows; workload: $load_line"
 
-    timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$bg_topic" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
-        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
-                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
-        >"$WORK/$name.latency"
+    latency_samples "$bg_topic" "$WORK/$name.latency"
     local records
-    records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
-        --topic "$big_topic" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || records="?"
+    records="$(topic_records "$big_topic")" || records="?"
     drop_topics "$big_topic" "$bg_topic" "$name.$middle.$sig"
     [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
     rm -f "$WORK/$name.offsets"

@@ -142,6 +142,30 @@ dbz_fail_tail() {
     fi
 }
 
+# After a streaming run of the peer (its output in $1): when it did not complete, logs why under the phase
+# label $2 (the benchmark goes on), stops the peer, sets DBZ_NOTE and returns 1. Otherwise sets dbz_ns (since
+# $3, ns), dbz_hwm_kb, dbz_streaming_ns and dbz_cpu_s, stops the peer and counts DBZ_TOPIC's records into
+# dbz_records. $4 rows expected, $5 the timeout in seconds (for the message).
+dbz_collect_streaming() {
+    local out="$1" phase="$2" t0="$3" rows="$4" timeout_s="$5"
+    if [[ "$(dbz_field "$out" complete)" != 1 ]]; then
+        local why="the peer failed"
+        [[ "$(dbz_field "$out" complete)" == 0 ]] && why="not done within $timeout_s s ($(dbz_field "$out" rows) of $rows rows)"
+        log "($phase) Debezium peer FAILED: $why (the benchmark goes on)"
+        dbz_fail_tail "$out"
+        dbz_stop 0
+        DBZ_NOTE="FAILED: $why"
+        return 1
+    fi
+    dbz_ns=$(($(dbz_field "$out" done_us) * 1000 - t0))
+    dbz_hwm_kb="$(dbz_field "$out" peak_rss_kb)"
+    dbz_streaming_ns=$((($(dbz_field "$out" done_us) - $(dbz_field "$out" streaming_us)) * 1000))
+    dbz_cpu_s="$(dbz_field "$out" cpu_s)"
+    dbz_stop 60
+    dbz_records="$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$TIDEMARK_KAFKA_BOOTSTRAP" \
+        --topic "$DBZ_TOPIC" 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')" || dbz_records="?"
+}
+
 dbz_version() {
     sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$DBZ_DIR/$1/pom.xml" | head -n 1
 }

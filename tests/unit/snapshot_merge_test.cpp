@@ -225,13 +225,14 @@ class MergeStage : public testing::Test {
     for (int64_t i = 1; i <= 5; ++i) rows.push_back(item(i, 0));
     coordinator.attach_rows(1, items_schema, std::move(rows), KeyText{std::string("5")}, false);
   }
-  // A further window of `items` (as the worker reads ahead): marks L<id>/H<id>, rows first..last.
-  void open_next_window(uint64_t id, int64_t first, int64_t last, bool finished = false) {
+  // A further window of `items` (as the worker reads ahead): marks L<id>/H<id> (or `low`: a chained window's is
+  // the previous high watermark), rows first..last.
+  void open_next_window(uint64_t id, int64_t first, int64_t last, bool finished = false, const std::string& low = "") {
     Window w;
     w.id = id;
     w.table = items;
     w.key_names = {"id"};
-    w.low = "L" + std::to_string(id);
+    w.low = low.empty() ? "L" + std::to_string(id) : low;
     w.high = "H" + std::to_string(id);
     coordinator.open_window(std::move(w));
     std::vector<Row> rows;
@@ -312,17 +313,8 @@ TEST_F(MergeStage, WindowsInFlightEachDropTheirOwnTouchedRowsAndEmitInOrder) {
 }
 
 TEST_F(MergeStage, AChainedWindowOpensAtThePreviousHighWatermark) {
-  open_chunk();  // window 1: rows 1..5, marks L / H
-  Window w;      // window 2 shares H as its low watermark (one commit for both)
-  w.id = 2;
-  w.table = items;
-  w.key_names = {"id"};
-  w.low = "H";
-  w.high = "H2";
-  coordinator.open_window(std::move(w));
-  std::vector<Row> rows;
-  for (int64_t i = 6; i <= 10; ++i) rows.push_back(item(i, 0));
-  coordinator.attach_rows(2, items_schema, std::move(rows), KeyText{std::string("10")}, true);
+  open_chunk();                              // window 1: rows 1..5, marks L / H
+  open_next_window(2, 6, 10, true, "H");     // window 2 shares H as its low watermark (one commit for both)
   feed(event(items_schema, Op::Update, item(7, 0), item(7, 1)));  // before H: chunk 2 was read after it
   feed(event(items_schema, Op::Update, item(3, 0), item(3, 1)));  // in window 1
   mark("p1", "H");
