@@ -58,7 +58,8 @@
 # on timeout the partial rate is printed), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector properties),
 # BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh. SNAP_BENCH_PG_FSYNC (on:
 # PostgreSQL runs with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's
-# fsync = off).
+# fsync = off). SNAP_BENCH_SNAPSHOT_YAML: more snapshot settings for the Tidemark phases, "key: value" per line
+# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8').
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -352,6 +353,8 @@ snapshot:
   signal_table: ${RUN}_signal
   watermark_table: ${RUN}_watermark
 EOF
+    # More snapshot settings for every Tidemark phase, one "key: value" per line (SNAP_BENCH_SNAPSHOT_YAML).
+    [[ -z "${SNAP_BENCH_SNAPSHOT_YAML:-}" ]] || sed 's/^/  /' <<<"$SNAP_BENCH_SNAPSHOT_YAML" >>"$config"
     rm -f "$state"
     log "[$label] starting the daemon ($name, chunk_size $chunk)"
     : >"$WORK/daemon.log"
