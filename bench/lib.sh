@@ -5,13 +5,18 @@
 # SIGKILL; reaps it and clears daemon_pid.
 stop_daemon() {
     [[ -n "$daemon_pid" ]] || return 0
-    kill -TERM "$daemon_pid" 2>/dev/null || true
+    terminate "$daemon_pid" 600
+    daemon_pid=""
+}
+
+# terminate PID TENTHS: SIGTERM, up to TENTHS tenths of a second to exit, then SIGKILL; reaps it.
+terminate() {
+    kill -TERM "$1" 2>/dev/null || true
     local i
-    for ((i = 0; i < 600; i++)); do
-        kill -0 "$daemon_pid" 2>/dev/null || break
+    for ((i = 0; i < $2; i++)); do
+        kill -0 "$1" 2>/dev/null || break
         sleep 0.1
     done
-    kill -0 "$daemon_pid" 2>/dev/null && kill -KILL "$daemon_pid" 2>/dev/null
-    wait "$daemon_pid" 2>/dev/null || true
-    daemon_pid=""
+    if kill -0 "$1" 2>/dev/null; then kill -KILL "$1" 2>/dev/null || true; fi
+    wait "$1" 2>/dev/null || true
 }

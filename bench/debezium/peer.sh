@@ -120,15 +120,7 @@ dbz_stop() {
         kill -0 "$dbz_pid" 2>/dev/null || break
         sleep 0.1
     done
-    if kill -0 "$dbz_pid" 2>/dev/null; then
-        kill -TERM "$dbz_pid" 2>/dev/null
-        for ((i = 0; i < 100; i++)); do
-            kill -0 "$dbz_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -0 "$dbz_pid" 2>/dev/null && kill -KILL "$dbz_pid" 2>/dev/null
-    fi
-    wait "$dbz_pid" 2>/dev/null || true
+    terminate "$dbz_pid" 100  # bench/lib.sh; a no-op when it exited by itself
     dbz_pid=""
 }
 
