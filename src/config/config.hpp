@@ -39,15 +39,21 @@ struct SourceTlsConfig {
   bool verifies() const { return mode == "verify-ca" || mode == "verify-full"; }
 };
 
-struct SourceConfig {
-  std::string type;  // generator | postgres | mysql
+// Where a database connection goes: the source's server, or a database sink's target. `settings` is where
+// the user sets it ("source" or "sink.database"), so that messages name the key to change.
+struct DatabaseEndpoint {
+  std::string type;  // postgres | mysql (a source may also be the generator)
   std::string host;
   int64_t port = 0;  // 0 = the database's usual port
   std::string user;
   std::string password;
   std::string database;
-  std::vector<std::string> tables;
   SourceTlsConfig tls;
+  std::string settings = "source";
+};
+
+struct SourceConfig : DatabaseEndpoint {
+  std::vector<std::string> tables;
   GeneratorSourceConfig generator;
   PostgresSourceConfig postgres;
   MySqlSourceConfig mysql;
@@ -93,9 +99,21 @@ struct KafkaSinkConfig {
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
 };
 
+// A database sink: the target server (its type is sink.type) and how changes are applied there
+// (docs/database-sink.md).
+struct DatabaseSinkConfig : DatabaseEndpoint {
+  DatabaseSinkConfig() { settings = "sink.database"; }
+  std::string schema;                // PostgreSQL: the schema of the target tables
+  int64_t batch_max_events = 0;      // events per target transaction, at most (whole source transactions)
+  std::string truncate;              // apply | ignore
+  std::string position_table;        // the table holding the applied position, in the target
+  int64_t retry_max_ms = 0;          // how long a lost target connection is retried before the daemon stops
+};
+
 struct SinkConfig {
-  std::string type;  // kafka | stdout
+  std::string type;  // kafka | stdout | postgres | mysql
   KafkaSinkConfig kafka;
+  DatabaseSinkConfig database;
 };
 
 struct StateConfig {

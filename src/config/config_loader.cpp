@@ -158,6 +158,20 @@ class Loader {
     const bool source_known = !failed_.count("source.type");
     if (sink_known && c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
       add(mark_of("sink.kafka"), "sink.kafka.bootstrap_servers", "required when sink.type is kafka");
+    if (sink_known && (c.sink.type == "postgres" || c.sink.type == "mysql")) {
+      const std::string what = "required when sink.type is " + c.sink.type;
+      if (c.sink.database.user.empty()) add(mark_of("sink.database"), "sink.database.user", what);
+      if (c.sink.database.database.empty()) add(mark_of("sink.database"), "sink.database.database", what);
+      const SourceTlsConfig& tls = c.sink.database.tls;
+      const std::pair<const char*, const std::string*> files[] = {
+          {"sink.database.tls.ca", &tls.ca}, {"sink.database.tls.cert", &tls.cert}, {"sink.database.tls.key", &tls.key}};
+      for (const auto& [key, value] : files)
+        if (!value->empty() && !failed_.count(key) && ::access(value->c_str(), R_OK) != 0)
+          add(value_mark(key), key, "cannot read " + *value + ": " + std::strerror(errno) + "; give the path of a readable PEM file");
+      if (tls.verifies() && tls.ca.empty())
+        add(value_mark("sink.database.tls.mode"), "sink.database.tls.mode",
+            "is " + tls.mode + ", which verifies the target's certificate: set sink.database.tls.ca to the CA that signed it");
+    }
     const SourceDescriptor& kind = describe_source(c.source);
     if (source_known && kind.is_database) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");
@@ -168,11 +182,13 @@ class Loader {
     }
   }
 
-  // Where a key's value is, else its parent map (source.tls, then source), else nowhere.
+  // Where a key's value is, else its nearest parent map (source.tls, then source), else nowhere.
   YAML::Mark value_mark(const std::string& path) const {
     if (const auto it = value_marks_.find(path); it != value_marks_.end()) return it->second;
-    for (const char* parent : {"source.tls", "source"})
+    for (std::string parent = path; parent.find('.') != std::string::npos;) {
+      parent.erase(parent.rfind('.'));
       if (const YAML::Mark m = mark_of(parent); !m.is_null()) return m;
+    }
     return YAML::Mark::null_mark();
   }
 
@@ -245,6 +261,10 @@ class Loader {
       c.sink.kafka.topic_template = describe_source(c.source).topic_template;
     if (c.state.path.empty()) c.state.path = "/var/lib/tidemark/" + c.name + ".state.json";
     c.source.port = source_port(c.source);
+    if (c.sink.type == "postgres" || c.sink.type == "mysql") {
+      c.sink.database.type = c.sink.type;
+      c.sink.database.port = source_port(c.sink.database);
+    }
   }
 
   std::string file_;

@@ -400,7 +400,48 @@ std::vector<Setting> build_table() {
       "Changes per synthetic transaction; the position advances at transaction ends.").byDefault(1).validate(in_range(1, 1'000'000)),
 
     property<std::string>("sink.type", [](Config& c) -> auto& { return c.sink.type; },
-      "Where events go: kafka, or stdout (JSON lines, for debugging).").byDefault("kafka").choices({"kafka", "stdout"}),
+      "Where events go: kafka, postgres or mysql (MySQL and MariaDB: the changes applied to that database, see "
+      "sink.database), or stdout (JSON lines, for debugging).")
+      .byDefault("kafka").choices({"kafka", "stdout", "postgres", "mysql"}),
+    property<std::string>("sink.database.host", [](Config& c) -> auto& { return c.sink.database.host; },
+      "Target database host (sink.type postgres or mysql).").byDefault("127.0.0.1"),
+    property<int64_t>("sink.database.port", [](Config& c) -> auto& { return c.sink.database.port; },
+      "Target database port; 0 means the usual port (5432 for postgres, 3306 for mysql).")
+      .byDefault(0).validate(in_range(0, 65535)),
+    property<std::string>("sink.database.user", [](Config& c) -> auto& { return c.sink.database.user; },
+      "Target database user: needs SELECT, INSERT, UPDATE, DELETE on the target tables, and CREATE for the position "
+      "table the first time (docs/database-sink.md).").byDefault(""),
+    property<std::string>("sink.database.password", [](Config& c) -> auto& { return c.sink.database.password; },
+      "Target database password; use ${ENV_VAR} to keep it out of the file.").byDefault("").secret(),
+    property<std::string>("sink.database.database", [](Config& c) -> auto& { return c.sink.database.database; },
+      "Target database (mysql: where the target tables and the position table are).").byDefault(""),
+    property<std::string>("sink.database.schema", [](Config& c) -> auto& { return c.sink.database.schema; },
+      "postgres target: the schema of the target tables and of the position table.").byDefault("public"),
+    property<std::string>("sink.database.tls.mode", [](Config& c) -> auto& { return c.sink.database.tls.mode; },
+      "TLS to the target database, as source.tls.mode.")
+      .byDefault("prefer").choices({"disable", "prefer", "require", "verify-ca", "verify-full"}),
+    property<std::string>("sink.database.tls.ca", [](Config& c) -> auto& { return c.sink.database.tls.ca; },
+      "CA certificate file (PEM) of the target's server certificate, as source.tls.ca.").byDefault(""),
+    property<std::string>("sink.database.tls.cert", [](Config& c) -> auto& { return c.sink.database.tls.cert; },
+      "Client certificate file (PEM) for the target, as source.tls.cert.").byDefault(""),
+    property<std::string>("sink.database.tls.key", [](Config& c) -> auto& { return c.sink.database.tls.key; },
+      "Private key file (PEM, unencrypted) of sink.database.tls.cert.").byDefault(""),
+    property<int64_t>("sink.database.batch_max_events", [](Config& c) -> auto& { return c.sink.database.batch_max_events; },
+      "Changes applied in one target transaction, at most: consecutive source transactions share a target transaction "
+      "up to this many changes, and one is never split (a larger source transaction is applied whole). 1: one target "
+      "transaction per source transaction.")
+      .byDefault(5000).validate(in_range(1, 10'000'000)).reloadable(),
+    property<std::string>("sink.database.truncate", [](Config& c) -> auto& { return c.sink.database.truncate; },
+      "A TRUNCATE in the source: apply (truncate the target table too) or ignore.")
+      .byDefault("apply").choices({"apply", "ignore"}),
+    property<std::string>("sink.database.position_table", [](Config& c) -> auto& { return c.sink.database.position_table; },
+      "Table in the target holding each pipeline's applied source position and snapshot state, written in the same "
+      "transaction as the changes it covers (exactly-once); created when missing.")
+      .byDefault("tidemark_apply_position").validate(logical_name),
+    property<int64_t>("sink.database.retry_max_ms", [](Config& c) -> auto& { return c.sink.database.retry_max_ms; },
+      "How long a lost or refused target connection is retried, with backoff, before the daemon stops with status 2; "
+      "nothing is lost either way (the transaction in progress is applied again).")
+      .byDefault(300000).validate(in_range(0, 86'400'000)),
     property<std::string>("sink.kafka.bootstrap_servers", [](Config& c) -> auto& { return c.sink.kafka.bootstrap_servers; },
       "Kafka bootstrap servers, host:port[,host:port...]. Required when sink.type is kafka.").byDefault(""),
     property<std::string>("sink.kafka.topic_prefix", [](Config& c) -> auto& { return c.sink.kafka.topic_prefix; },

@@ -1,6 +1,7 @@
 #include "config/source_kinds.hpp"
 
 #include <array>
+#include <cctype>
 
 namespace tidemark {
 
@@ -28,7 +29,7 @@ std::vector<std::string> source_type_names() {
   return names;
 }
 
-const SourceDescriptor& describe_source(const SourceConfig& source) {
+const SourceDescriptor& describe_source(const DatabaseEndpoint& source) {
   for (const SourceDescriptor& d : kSources)
     if (d.type == source.type) return d;
   return kUnknown;
@@ -40,8 +41,25 @@ const SourceDescriptor& describe_source(SourceKind kind) {
   return kUnknown;
 }
 
-int source_port(const SourceConfig& source) {
+int source_port(const DatabaseEndpoint& source) {
   return source.port > 0 ? static_cast<int>(source.port) : describe_source(source).default_port;
+}
+
+std::string rename_settings(std::string message, std::string_view settings) {
+  if (settings == "source") return message;
+  const std::string from = "source.";
+  const std::string to = std::string(settings) + ".";
+  size_t from_here = 0;
+  for (size_t at; (at = message.find(from, from_here)) != std::string::npos;) {
+    const char before = at == 0 ? ' ' : message[at - 1];
+    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.') {
+      from_here = at + 1;  // part of another word ("datasource.")
+      continue;
+    }
+    message.replace(at, from.size(), to);
+    from_here = at + to.size();
+  }
+  return message;
 }
 
 }  // namespace tidemark

@@ -36,10 +36,14 @@ std::span<const SourceDescriptor> source_descriptors();
 std::vector<std::string> source_type_names();
 
 // The row of source.type; an unknown type (refused by the loader) gets a row that supports nothing.
-const SourceDescriptor& describe_source(const SourceConfig& source);
+const SourceDescriptor& describe_source(const DatabaseEndpoint& source);
 const SourceDescriptor& describe_source(SourceKind kind);
 
 // source.port, or the database's usual port when it is 0.
-int source_port(const SourceConfig& source);
+int source_port(const DatabaseEndpoint& source);
+
+// A message written with the source's key names ("set source.tls.ca to ...") for an endpoint set under
+// `settings` ("sink.database"): every "source." key becomes "<settings>.".
+std::string rename_settings(std::string message, std::string_view settings);
 
 }  // namespace tidemark

@@ -19,7 +19,6 @@
 #include "daemon/snapshot_stage.hpp"
 #include "daemon/state_persister.hpp"
 #include "daemon/systemd_notifier.hpp"
-#include "sink/publisher.hpp"
 #include "sink/sink_factory.hpp"
 
 namespace tidemark {
@@ -125,14 +124,14 @@ class Pipeline {
       start_position_ = checked.state->position;
       extensions = checked.state->extensions;
     }
-    spdlog::info("state {}: {}", config_.state.path,
+    spdlog::info("state {}: {}", is_database_sink(config_) ? "in the target's " + config_.sink.database.position_table : config_.state.path,
                  start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
     tracker_ = std::move(checked.tracker);
     tracker_->set_commit_observer([this](int64_t commit_ts_ms) { metrics_.observe_commit(commit_ts_ms); });
     sink_ = std::move(checked.sink);
     sink_->attach_metrics(metrics_);
     source_ = std::move(checked.source);
-    persister_.emplace(config_, *tracker_, *source_, std::move(extensions));
+    persister_.emplace(config_, *tracker_, *source_, std::move(extensions), !is_database_sink(config_));
     if (checked.reader) {
       snapshots_ = SnapshotStage::create(config_, !start_position_, std::move(checked.reader),
                                          std::move(*checked.snapshot_state), [this] {
@@ -147,8 +146,7 @@ class Pipeline {
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
-    publisher_.emplace(publisher_options(config_), *sink_, *tracker_, &metrics_);
-    publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *publisher_, *sink_,
+    publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *sink_,
                            std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms),
                            std::chrono::milliseconds(config_.heartbeat.interval_ms));
     publish_stage_->start();
@@ -339,7 +337,7 @@ class Pipeline {
     const auto deadline = Clock::now() + std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms) + kAbortGrace;
     while (!publish_stage_->done() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (!publish_stage_->done()) {
-      spdlog::warn("Kafka did not take the remaining records in time; abandoning them (they are replayed on restart)");
+      spdlog::warn("the sink did not take the remaining changes in time; abandoning them (they are replayed on restart)");
       sink_->abort();
     }
     publish_stage_->join();
@@ -355,12 +353,11 @@ class Pipeline {
   SystemdNotifier notifier_;
   std::optional<SourcePosition> start_position_;
   std::unique_ptr<PositionTracker> tracker_;
-  std::unique_ptr<MessageSink> sink_;
+  std::unique_ptr<ChangeSink> sink_;
   std::unique_ptr<Source> source_;
   std::optional<StatePersister> persister_;
   std::unique_ptr<SnapshotStage> snapshots_;
   std::optional<EventQueue> queue_;
-  std::optional<Publisher> publisher_;
   std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;
   std::jthread action_thread_;  // heartbeat.action_query

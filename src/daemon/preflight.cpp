@@ -2,7 +2,9 @@
 
 #include <exception>
 
+#include "sink/database/database_sink.hpp"
 #include "sink/kafka_sink.hpp"
+#include "sink/record_sink.hpp"
 #include "sink/sink_factory.hpp"
 #include "snapshot/control_tables.hpp"
 #include "source/source_factory.hpp"
@@ -30,14 +32,47 @@ void check_state(const Config& config, Preflight& out) {
 
 void check_sink(const Config& config, Preflight& out) {
   try {
-    out.sink = make_sink(config, *out.tracker);
-    if (auto* kafka = dynamic_cast<KafkaSink*>(out.sink.get())) {
+    auto messages = make_message_sink(config, *out.tracker);
+    if (auto* kafka = dynamic_cast<KafkaSink*>(messages.get())) {
       if (auto error = kafka->check_connection(std::chrono::milliseconds(config.sink.kafka.connect_timeout_ms)))
         out.problems.push_back(*error);
     }
+    out.sink = std::make_unique<RecordSink>(publisher_options(config), std::move(messages), *out.tracker);
   } catch (const std::exception& e) {
     out.problems.push_back(e.what());
   }
+}
+
+// A database sink: the target holds the state (its position table, created when missing), so no state
+// file is read or written.
+void check_database_sink(const Config& config, PreflightMode mode, Preflight& out) {
+  auto target = dbsink::make_target_connection(config.sink.database, "tidemark-" + config.name);
+  std::optional<dbsink::AppliedPosition> applied;
+  const dbsink::ApplyPositionTable table(config.sink.database, config.name);
+  if (auto error = target->connect()) {
+    out.problems.push_back("sink.database: cannot connect to the target database: " + error->message);
+  } else {
+    bool exists = false;
+    dbsink::TargetError read_error;
+    if (auto failed = table.ensure(*target, mode == PreflightMode::Run, exists)) {
+      out.problems.push_back("sink.database: cannot create the position table " + table.label() + ": " +
+                             failed->message + "; grant CREATE on it to sink.database.user, or create it:\n  " +
+                             table.create_statement(*target));
+    } else if (!exists) {
+      out.warnings.push_back("created at start: the position table " + table.label());
+    } else if (!(applied = table.read(*target, &read_error))) {
+      out.problems.push_back("sink.database: cannot read the position table " + table.label() + ": " + read_error.message);
+    } else if (applied->position && applied->source_type != config.source.type) {
+      out.problems.push_back("sink.database: the position table " + table.label() + " holds a position of a " +
+                             applied->source_type + " source for pipeline '" + config.name + "', not of a " +
+                             config.source.type + " source: give this pipeline another name, or delete its row");
+    } else if (applied->position) {
+      out.state = PersistedState{config.name, config.source.type, applied->position, applied->extensions};
+    }
+  }
+  out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
+  out.sink = std::make_unique<dbsink::DatabaseSink>(config, *out.tracker, std::move(target),
+                                                     out.state ? out.state->extensions : nlohmann::json::object());
 }
 
 // With snapshots on, the watermark and signal tables must exist (or be created now) and be captured; the
@@ -52,7 +87,8 @@ Config check_snapshots(const Config& config, PreflightMode mode, Preflight& out)
   if (out.state && out.state->extensions.contains("snapshot")) {
     auto restored = snapshot::snapshot_state_from_json(out.state->extensions["snapshot"]);
     if (!restored.ok())
-      out.problems.push_back("state file " + config.state.path + ": " + restored.error + "; fix or delete the file");
+      out.problems.push_back((is_database_sink(config) ? "the position table of sink.database" : "state file " + config.state.path) +
+                             ": " + restored.error + "; fix or delete it");
     else
       out.snapshot_state = std::move(*restored.value);
   }
@@ -90,8 +126,12 @@ void check_source(const Config& source_config, PreflightMode mode, Preflight& ou
 
 Preflight run_preflight(const Config& config, PreflightMode mode) {
   Preflight out;
-  check_state(config, out);
-  check_sink(config, out);
+  if (is_database_sink(config)) {
+    check_database_sink(config, mode, out);
+  } else {
+    check_state(config, out);
+    check_sink(config, out);
+  }
   const Config source_config = check_snapshots(config, mode, out);
   check_source(source_config, mode, out);
   return out;

@@ -1,6 +1,6 @@
 #pragma once
-// The start-up checks, one path for `tidemark check` and `tidemark run`: the state file, the brokers, the
-// snapshot control tables and reader, the source's prerequisites. Every problem is reported at once, each
+// The start-up checks, one path for `tidemark check` and `tidemark run`: the state (file, or a database
+// sink's position table), the sink, the snapshot control tables and reader, the source's prerequisites. Every problem is reported at once, each
 // naming its fix; `run` starts only when there is none, and keeps what the checks built.
 
 #include <memory>
@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "core/position_tracker.hpp"
 #include "daemon/state_store.hpp"
-#include "sink/message_sink.hpp"
+#include "sink/change_sink.hpp"
 #include "snapshot/snapshot_reader.hpp"
 #include "snapshot/snapshot_state.hpp"
 #include "source/source.hpp"
@@ -28,9 +28,10 @@ struct Preflight {
   std::vector<std::string> warnings;  // recommendations: `check` prints them and still succeeds
 
   // What the checks built, for the run.
-  std::optional<PersistedState> state;  // the state file's content; absent on a first start
+  // The stored state (the state file's, or a database sink's position table's); absent on a first start.
+  std::optional<PersistedState> state;
   std::unique_ptr<PositionTracker> tracker;
-  std::unique_ptr<MessageSink> sink;
+  std::unique_ptr<ChangeSink> sink;
   std::unique_ptr<snapshot::SnapshotReader> reader;       // connected; null without snapshots
   std::optional<snapshot::SnapshotState> snapshot_state;  // restored from the state file; with snapshots only
   std::unique_ptr<Source> source;

@@ -14,11 +14,10 @@ constexpr size_t kPopBatch = 1024;
 
 }  // namespace
 
-PublishStage::PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, Publisher& publisher, MessageSink& sink,
+PublishStage::PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, ChangeSink& sink,
                            std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval)
     : queue_(queue),
       merger_(merger),
-      publisher_(publisher),
       sink_(sink),
       flush_timeout_(flush_timeout),
       heartbeat_interval_(heartbeat_interval) {}
@@ -36,22 +35,23 @@ void PublishStage::join() {
 
 void PublishStage::loop() {
   std::vector<StreamItem> batch;
-  const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return publisher_.publish(item); };
+  const snapshot::SnapshotMerger::Emit emit = [this](const StreamItem& item) { return sink_.publish(item); };
   auto next_heartbeat = Clock::now() + heartbeat_interval_;
   for (;;) {
     batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
-    queue_.pop_batch(batch, kPopBatch, publisher_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
+    queue_.pop_batch(batch, kPopBatch, sink_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
     for (auto& item : batch) {
-      const bool published = merger_ ? merger_->process(item, emit) : publisher_.publish(item);
+      const bool published = merger_ ? merger_->process(item, emit) : sink_.publish(item);
       if (!published) {
         failed_ = true;
         break;
       }
     }
     if (merger_ && !failed_ && !merger_->flush_state(emit)) failed_ = true;
+    if (!failed_ && !sink_.end_of_batch()) failed_ = true;
     if (heartbeat_interval_.count() > 0 && !failed_ && Clock::now() >= next_heartbeat) {
       const auto wall = std::chrono::system_clock::now().time_since_epoch();
-      if (!publisher_.publish_heartbeat(std::chrono::duration_cast<std::chrono::milliseconds>(wall).count())) failed_ = true;
+      if (!sink_.publish_heartbeat(std::chrono::duration_cast<std::chrono::milliseconds>(wall).count())) failed_ = true;
       next_heartbeat = Clock::now() + heartbeat_interval_;
     }
     // The source thread frees the published events (its own allocations) at its next push: much cheaper
@@ -61,7 +61,7 @@ void PublishStage::loop() {
     beat();
     if (failed_ || queue_.closed_and_empty()) break;
   }
-  // Intake has stopped: wait for Kafka to acknowledge what was handed over (bounded).
+  // Intake has stopped: wait for the sink to acknowledge what was handed over (bounded).
   flushed_ = sink_.flush(flush_timeout_);
   done_ = true;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The publisher thread: takes batches off the event queue, passes each item through the snapshot merge
-// stage (when snapshotting) to the publisher, polls the sink and beats for the watchdog. When intake has
+// stage (when snapshotting) to the sink, polls the sink and beats for the watchdog. When intake has
 // stopped and the queue is drained, it flushes the sink (bounded) and is done.
 
 #include <atomic>
@@ -8,8 +8,7 @@
 #include <thread>
 
 #include "core/bounded_queue.hpp"
-#include "sink/message_sink.hpp"
-#include "sink/publisher.hpp"
+#include "sink/change_sink.hpp"
 #include "snapshot/snapshot_merger.hpp"
 #include "source/source.hpp"
 
@@ -21,7 +20,7 @@ class PublishStage {
 
   // `merger` may be null (no snapshots). All must outlive the stage. A heartbeat record goes out every
   // `heartbeat_interval` (0: never).
-  PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, Publisher& publisher, MessageSink& sink,
+  PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, ChangeSink& sink,
                std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval);
   ~PublishStage();
   PublishStage(const PublishStage&) = delete;
@@ -41,8 +40,7 @@ class PublishStage {
 
   EventQueue& queue_;
   snapshot::SnapshotMerger* merger_;
-  Publisher& publisher_;
-  MessageSink& sink_;
+  ChangeSink& sink_;
   std::chrono::milliseconds flush_timeout_;
   std::chrono::milliseconds heartbeat_interval_;
   std::jthread thread_;

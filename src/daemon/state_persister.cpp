@@ -8,18 +8,25 @@ namespace {
 constexpr std::chrono::seconds kErrorLogEvery{30};
 }  // namespace
 
-StatePersister::StatePersister(const Config& config, PositionTracker& tracker, Source& source, nlohmann::json extensions)
+StatePersister::StatePersister(const Config& config, PositionTracker& tracker, Source& source, nlohmann::json extensions,
+                               bool write_file)
     : pipeline_(config.name),
       source_type_(config.source.type),
       store_(config.state.path),
       tracker_(tracker),
       source_(source),
       extensions_(std::move(extensions)),
-      persisted_generation_(tracker.committed().generation) {}
+      persisted_generation_(tracker.committed().generation),
+      write_file_(write_file) {}
 
 bool StatePersister::persist() {
   const PositionTracker::Committed committed = tracker_.committed();
   if (committed.generation == persisted_generation_) return true;
+  if (!write_file_) {
+    persisted_generation_ = committed.generation;
+    if (committed.position) source_.on_position_persisted(*committed.position);
+    return true;
+  }
   if (committed.position && committed.position->snapshot_state) {
     // The snapshot state that belongs to this position (stamped by the merge stage).
     auto snapshot_state = nlohmann::json::parse(*committed.position->snapshot_state, nullptr, false);

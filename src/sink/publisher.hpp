@@ -42,6 +42,9 @@ class Publisher {
   // False when the sink failed (see MessageSink::fatal_error) or was aborted.
   bool publish(const StreamItem& item);
 
+  // Where every change and record is counted from now on (null: nowhere).
+  void set_metrics(PipelineMetrics* metrics) { metrics_ = metrics; }
+
   uint64_t records_sent() const { return records_sent_; }
   // One heartbeat record, Debezium's shape: key {"serverName": <topic prefix>}, value {"ts_ms": now_ms}. It
   // carries no position (the sources' checkpoints move positions). False when the sink failed.

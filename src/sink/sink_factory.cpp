@@ -7,7 +7,9 @@
 
 namespace tidemark {
 
-std::unique_ptr<MessageSink> make_sink(const Config& config, PositionTracker& tracker) {
+bool is_database_sink(const Config& config) { return config.sink.type == "postgres" || config.sink.type == "mysql"; }
+
+std::unique_ptr<MessageSink> make_message_sink(const Config& config, PositionTracker& tracker) {
   if (config.sink.type == "stdout") return std::make_unique<StdoutSink>(stdout, tracker);
   return std::make_unique<KafkaSink>(config.sink.kafka, "tidemark-" + config.name, tracker);
 }

@@ -13,7 +13,7 @@
 
 #include "source/mysql/binlog_constants.hpp"
 #include "source/mysql/binlog_position.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 
 namespace tidemark::mysql {
 

@@ -10,7 +10,7 @@
 
 #include "config/config.hpp"
 #include "source/mysql/binlog_position.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 
 namespace tidemark::mysql {
 

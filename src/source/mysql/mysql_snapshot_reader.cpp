@@ -11,7 +11,7 @@
 
 #include "config/source_kinds.hpp"
 #include "source/mysql/mysql_column_kinds.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 #include "source/mysql/result_value_parser.hpp"
 #include "source/table_patterns.hpp"
 

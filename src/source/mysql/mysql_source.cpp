@@ -8,7 +8,7 @@
 #include "config/source_kinds.hpp"
 #include "source/mysql/binlog_change_builder.hpp"
 #include "source/mysql/binlog_stream.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 #include "source/mysql/mysql_prerequisites.hpp"
 #include "source/mysql/table_schema_loader.hpp"
 #include "core/reconnect_backoff.hpp"

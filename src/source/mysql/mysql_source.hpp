@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "source/mysql/binlog_position.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 #include "source/source.hpp"
 
 namespace tidemark::mysql {

@@ -4,7 +4,7 @@
 #include <iterator>
 
 #include "source/mysql/binlog_constants.hpp"
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 
 namespace tidemark::mysql {
 

@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "snapshot/session_cancel.hpp"
 #include "snapshot/snapshot_reader.hpp"
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 #include "source/postgres/pg_value_parser.hpp"
 
 namespace tidemark::pg {

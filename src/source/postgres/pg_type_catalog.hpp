@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 #include "source/postgres/pg_value_parser.hpp"
 
 namespace tidemark::pg {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 
 namespace tidemark::pg {
 

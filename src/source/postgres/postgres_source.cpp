@@ -9,7 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/source_kinds.hpp"
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 #include "source/postgres/pgoutput_decoder.hpp"
 #include "source/postgres/postgres_prerequisites.hpp"
 #include "source/postgres/pg_type_catalog.hpp"

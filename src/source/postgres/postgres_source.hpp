@@ -6,7 +6,7 @@
 #include <atomic>
 #include <memory>
 
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 #include "source/postgres/replication_messages.hpp"
 #include "source/source.hpp"
 

@@ -1,4 +1,4 @@
-#include "source/mysql/mysql_connection.hpp"
+#include "db/mysql_connection.hpp"
 #include "config/source_kinds.hpp"
 
 #include <errmsg.h>
@@ -35,7 +35,10 @@ void set_tls_options(MYSQL* mysql, const SourceTlsConfig& tls) {
 
 }  // namespace
 
-std::string tls_hint(const SourceConfig& source, unsigned error_code, const std::string& message) {
+namespace {
+
+// The hint with the source's key names; tls_hint renames them for the endpoint.
+std::string source_tls_hint(const DatabaseEndpoint& source, unsigned error_code, const std::string& message) {
   const SourceTlsConfig& tls = source.tls;
   const std::string mode = "source.tls.mode is " + tls.mode;
   if (error_code == ER_ACCESS_DENIED_ERROR) {
@@ -67,7 +70,13 @@ std::string tls_hint(const SourceConfig& source, unsigned error_code, const std:
          "source.tls.cert and source.tls.key";
 }
 
-MySqlConnection::MySqlConnection(const SourceConfig& source, unsigned read_timeout_s) {
+}  // namespace
+
+std::string tls_hint(const DatabaseEndpoint& source, unsigned error_code, const std::string& message) {
+  return rename_settings(source_tls_hint(source, error_code, message), source.settings);
+}
+
+MySqlConnection::MySqlConnection(const DatabaseEndpoint& source, unsigned read_timeout_s) {
   mysql_ = mysql_init(nullptr);
   if (!mysql_) {
     connect_error_ = "out of memory";
@@ -92,7 +101,7 @@ MySqlConnection::MySqlConnection(const SourceConfig& source, unsigned read_timeo
   const bool tls_required = !source.tls.mode.empty() && source.tls.mode != "disable" && source.tls.mode != "prefer";
   if (tls_required && !mysql_get_ssl_cipher(mysql_)) {
     // Right after the handshake, before any statement: the password went as a challenge response, not in clear.
-    connect_error_ = no_tls_problem(source.tls.mode);
+    connect_error_ = rename_settings(no_tls_problem(source.tls.mode), source.settings);
     return;
   }
   connected_ = true;

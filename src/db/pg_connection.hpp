@@ -23,7 +23,7 @@ class Connection {
 
   // Connects, with TLS as source.tls says; on failure `error()` holds libpq's message (with the setting to
   // change when it is about TLS, see tls_hint) and the connection is not usable.
-  Connection(const SourceConfig& config, const std::string& application_name, Mode mode);
+  Connection(const DatabaseEndpoint& config, const std::string& application_name, Mode mode);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -55,7 +55,7 @@ class Connection {
 
 // What to change, naming the setting, for a connection error of libpq that is about TLS or pg_hba's TLS
 // rules ("" for other errors): "the server's certificate is not signed by ...: set source.tls.ca to ...".
-std::string tls_hint(const SourceConfig& config, const std::string& libpq_error);
+std::string tls_hint(const DatabaseEndpoint& config, const std::string& libpq_error);
 
 // Quotes an identifier for SQL ("my table" -> "\"my table\"").
 std::string quote_identifier(const std::string& name);

@@ -1,4 +1,4 @@
-#include "source/postgres/pg_connection.hpp"
+#include "db/pg_connection.hpp"
 #include "config/source_kinds.hpp"
 
 namespace tidemark::pg {
@@ -14,7 +14,10 @@ std::string trimmed(std::string message) {
 
 }  // namespace
 
-std::string tls_hint(const SourceConfig& config, const std::string& error) {
+namespace {
+
+// The hint with the source's key names; tls_hint renames them for the endpoint.
+std::string source_tls_hint(const DatabaseEndpoint& config, const std::string& error) {
   const SourceTlsConfig& tls = config.tls;
   const std::string mode = "source.tls.mode is " + tls.mode;
   const std::string ca = tls.ca.empty() ? "PGSSLROOTCERT (source.tls.ca is empty)" : "source.tls.ca (" + tls.ca + ")";
@@ -53,7 +56,13 @@ std::string tls_hint(const SourceConfig& config, const std::string& error) {
   return "";
 }
 
-Connection::Connection(const SourceConfig& config, const std::string& application_name, Mode mode) {
+}  // namespace
+
+std::string tls_hint(const DatabaseEndpoint& config, const std::string& error) {
+  return rename_settings(source_tls_hint(config, error), config.settings);
+}
+
+Connection::Connection(const DatabaseEndpoint& config, const std::string& application_name, Mode mode) {
   const std::string port = std::to_string(source_port(config));
   // The text forms pg_value_parser reads: ISO dates, UTC, the 'postgres' interval style, C money.
   static constexpr const char* kSessionOptions =

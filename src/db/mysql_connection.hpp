@@ -21,7 +21,7 @@ class MySqlConnection {
   // Connects to source.host:source.port as source.user, with TLS as source.tls says (require and verify-*
   // refuse a server that answers without TLS). `read_timeout_s` bounds every read, so a replica stream
   // notices a dead server (heartbeats arrive well within it).
-  MySqlConnection(const SourceConfig& source, unsigned read_timeout_s = 30);
+  MySqlConnection(const DatabaseEndpoint& source, unsigned read_timeout_s = 30);
   ~MySqlConnection();
   MySqlConnection(const MySqlConnection&) = delete;
   MySqlConnection& operator=(const MySqlConnection&) = delete;
@@ -52,7 +52,7 @@ class MySqlConnection {
 
 // What to change, naming the setting, for a connection error (libmariadb's code and message) that is about
 // TLS or may be ("" for other errors).
-std::string tls_hint(const SourceConfig& source, unsigned error_code, const std::string& message);
+std::string tls_hint(const DatabaseEndpoint& source, unsigned error_code, const std::string& message);
 
 // `name` as an identifier (`...`).
 std::string quote_identifier(std::string_view name);

@@ -1,0 +1,114 @@
+#pragma once
+// The database sink: applies the stream to a PostgreSQL or MySQL/MariaDB target, each source transaction
+// inside one target transaction, in source commit order. Consecutive source transactions share a target
+// transaction up to sink.database.batch_max_events changes; one is never split. Rows go as multi-row
+// statements (an upsert per run of creates, snapshot reads and updates of one table; a DELETE ... IN per
+// run of deletes), the whole target transaction in as few round trips as its size allows.
+//
+// Invariants:
+// - The last statement of every target transaction writes the position (and snapshot state) of the last
+//   source transaction it holds to the position table (apply_position.hpp); tickets are acknowledged only
+//   after its COMMIT returned, so the tracker's committed position is always one the target holds.
+// - Nothing is committed in the middle of a source transaction: a stop in the middle rolls the open target
+//   transaction back and a restart applies that source transaction again from its beginning.
+// - A lost connection is retried with backoff for sink.database.retry_max_ms; afterwards the position
+//   table says whether the COMMIT in flight landed, and the transaction is applied again only if it did
+//   not. A deadlock is retried at once. Any other error stops the daemon (status 2), naming the table.
+
+#include <atomic>
+#include <mutex>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+#include "core/position_tracker.hpp"
+#include "sink/change_sink.hpp"
+#include "sink/database/apply_position.hpp"
+#include "sink/database/table_plan.hpp"
+#include "sink/database/target_connection.hpp"
+
+namespace tidemark::dbsink {
+
+class DatabaseSink final : public ChangeSink {
+ public:
+  // `target` is connected; `extensions` is what the position table held besides the position.
+  DatabaseSink(const Config& config, PositionTracker& tracker, std::unique_ptr<TargetConnection> target,
+               nlohmann::json extensions);
+
+  bool publish(const StreamItem& item) override;
+  bool publish_heartbeat(int64_t) override { return true; }  // the position table's updated_at shows liveness
+  bool end_of_batch() override;
+  bool awaiting_acknowledgements() const override { return !pending_.empty(); }
+  void poll(std::chrono::milliseconds) override {}
+  bool flush(std::chrono::milliseconds timeout) override;
+  bool waiting_for_room() const override { return retrying_; }
+  void abort() override { aborted_ = true; }
+  std::optional<std::string> fatal_error() const override;
+  void attach_metrics(PipelineMetrics& metrics) override { metrics_ = &metrics; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class Run { None, Upsert, Delete };
+
+  bool apply_event(const ChangeEvent& event);
+  const TablePlan* plan_for(const TableSchemaPtr& table);
+  // Statements of one change; false (and fatal) when a value cannot be written.
+  bool add_upsert(const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  bool add_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  bool add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  // The key's literals "(a, b)" / "a" into `out`.
+  bool append_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  bool append_value(std::string& out, const TablePlan& plan, size_t written, const ChangeEvent& event, const Row& row);
+  void start_run(const TablePlan& plan, Run kind);
+  void close_run();
+
+  bool commit();
+  // Sends `chunk` (a part of the open transaction, or its end when `final`), retrying as the header says.
+  bool send(std::string chunk, bool final);
+  bool recover(TargetError error, bool final);
+  void fail(const std::string& message);
+  void rollback_quietly();
+
+  const Config& config_;
+  const DatabaseSinkConfig& settings_;
+  PositionTracker& tracker_;
+  std::unique_ptr<TargetConnection> target_;
+  ApplyPositionTable positions_;
+  nlohmann::json extensions_;
+  PipelineMetrics* metrics_ = nullptr;
+
+  std::unordered_map<const TableSchema*, TablePlan> plans_;
+  const TablePlan* last_plan_ = nullptr;
+  const TableSchema* last_schema_ = nullptr;
+
+  // The target transaction being gathered.
+  std::string script_;                 // statements not sent yet
+  std::vector<std::string> sent_;      // the parts of the open transaction already run (for a replay)
+  bool open_ = false;                  // BEGIN has been sent
+  std::vector<Ticket> pending_;        // the tickets it covers
+  std::optional<SourcePosition> last_position_;  // of its last complete source transaction
+  bool at_boundary_ = true;            // the last item ended a source transaction
+  size_t changes_ = 0;
+  Clock::time_point first_change_{};
+
+  // The current run of rows that share one statement.
+  const TablePlan* run_plan_ = nullptr;
+  Run run_ = Run::None;
+  std::string run_sql_;
+  std::unordered_set<std::string> run_keys_;
+  std::string key_;  // scratch
+
+  std::atomic<bool> aborted_{false};
+  std::atomic<bool> retrying_{false};
+  mutable std::mutex fatal_mutex_;
+  std::optional<std::string> fatal_;
+};
+
+}  // namespace tidemark::dbsink

@@ -1,0 +1,65 @@
+#pragma once
+// One connection to the sink's target database, PostgreSQL or MySQL/MariaDB, behind one interface: a
+// script of statements in one round trip, small catalog queries, and errors sorted once into what the
+// sink retries (a lost connection, a deadlock) and what stops it.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+#include "sink/database/sql_values.hpp"
+
+namespace tidemark::dbsink {
+
+enum class TargetErrorKind {
+  Connection,  // the connection is gone or refused: reconnect with backoff, then find out what committed
+  Conflict,    // deadlock, lock wait timeout, serialization failure: roll back and run the transaction again
+  Fatal,       // anything else (a constraint, a value the column cannot hold, a missing table): stop
+};
+
+struct TargetError {
+  TargetErrorKind kind = TargetErrorKind::Fatal;
+  std::string message;
+};
+
+// A column of a target table as the target's catalog describes it.
+struct TargetColumn {
+  std::string name;
+  std::string type;  // lower case: format_type() (postgres) or COLUMN_TYPE (mysql)
+  bool generated = false;  // computed by the target (GENERATED ALWAYS): never written
+};
+
+struct TargetTable {
+  std::vector<TargetColumn> columns;    // in the table's order; empty when the table does not exist
+  std::vector<std::string> primary_key;  // in key order; empty without a primary key
+};
+
+// A result row of a catalog query; NULL as nullopt.
+using TargetRow = std::vector<std::optional<std::string>>;
+
+class TargetConnection {
+ public:
+  virtual ~TargetConnection() = default;
+
+  virtual Dialect dialect() const = 0;
+  // (Re)connects and sets the session the sink relies on (UTF-8, UTC; on MySQL strict mode and multiple
+  // statements per round trip). Returns the error, naming the setting to fix.
+  virtual std::optional<TargetError> connect() = 0;
+  // Runs `script` (statements separated by ';') in one round trip; stops at the first failing statement.
+  virtual std::optional<TargetError> execute(std::string_view script) = 0;
+  // Runs one query; its rows.
+  virtual std::optional<std::vector<TargetRow>> query(const std::string& sql, TargetError* error) = 0;
+  // The table's columns and primary key; no columns when it does not exist.
+  virtual std::optional<TargetTable> describe(const std::string& schema_or_database, const std::string& table,
+                                              TargetError* error) = 0;
+  // A string literal for this connection.
+  virtual std::string quote(std::string_view text) = 0;
+};
+
+// A connection to config's target (sink.type postgres or mysql); `application` names it on the server.
+std::unique_ptr<TargetConnection> make_target_connection(const DatabaseSinkConfig& config, const std::string& application);
+
+}  // namespace tidemark::dbsink
