@@ -60,7 +60,7 @@ class Postgres final : public Database {
     pg_exec(f_.pg, "INSERT INTO " + table() + " SELECT g, 0, repeat('p', 180) FROM generate_series(1, " +
                        std::to_string(rows) + ") g");
     create_topic(f_.bootstrap, topic(), 1);  // one partition: delivery order is log order
-    f_.write_config({table()}, PgConfigOptions{.snapshot_yaml = snapshot_yaml});
+    f_.write_config({table()}, PgConfigOptions{.sink_yaml = sink_yaml, .snapshot_yaml = snapshot_yaml});
   }
   std::map<int64_t, int64_t> contents() override {
     std::map<int64_t, int64_t> out;
@@ -124,7 +124,7 @@ class MariaDb final : public Database {
   void create(int64_t rows, const std::string& snapshot_yaml) override {
     f_.create_table(table(), "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT");
     mysql_exec(f_.db, "INSERT INTO " + table() + " SELECT seq, 0, REPEAT('p', 180) FROM seq_1_to_" + std::to_string(rows));
-    f_.write_config({table()}, MySqlConfigOptions{.snapshot_yaml = snapshot_yaml});
+    f_.write_config({table()}, MySqlConfigOptions{.sink_yaml = sink_yaml, .snapshot_yaml = snapshot_yaml});
   }
   std::map<int64_t, int64_t> contents() override {
     MySqlSession s(f_.db);

@@ -1,5 +1,6 @@
 #include "sink/database/sql_values.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -59,6 +60,8 @@ struct Ctx {
   Dialect dialect;
   std::string_view target_type;  // as given, for messages
   bool in_array = false;         // rendering an element of an array
+  int fraction_digits = -1;      // a temporal column's fractional second digits; -1: not temporal
+  int scale = -1;                // a decimal column's scale; -1: not decimal, or unlimited
 };
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -136,6 +139,51 @@ Target classify(Dialect dialect, std::string_view t) {
   return dialect == Dialect::Postgres ? classify_postgres(t) : classify_mysql(t);
 }
 
+// The `index`th number in the first parentheses of a type ("numeric(10,2)": 10, 2), or -1.
+int type_parameter(std::string_view t, size_t index) {
+  size_t at = t.find('(');
+  if (at == std::string_view::npos) return -1;
+  for (size_t i = 0; i <= index; ++i) {
+    ++at;
+    while (at < t.size() && t[at] == ' ') ++at;
+    int n = 0;
+    const auto r = std::from_chars(t.data() + at, t.data() + t.size(), n);
+    if (r.ec != std::errc()) return -1;
+    at = static_cast<size_t>(r.ptr - t.data());
+    while (at < t.size() && t[at] == ' ') ++at;
+    if (i == index) return n;
+    if (at >= t.size() || t[at] != ',') return -1;
+  }
+  return -1;
+}
+
+// The fractional second digits a temporal column keeps: its (n), else 6 (PostgreSQL) or 0 (MySQL).
+int fraction_digits(Dialect dialect, Target tgt, std::string_view t) {
+  if (tgt != Target::Time && tgt != Target::TimeTz && tgt != Target::Timestamp && tgt != Target::TimestampTz &&
+      tgt != Target::MySqlTimestamp)
+    return -1;
+  const int n = type_parameter(t, 0);
+  return n >= 0 ? n : dialect == Dialect::MySql ? 0 : 6;
+}
+
+// The scale of a decimal column: numeric(p,s) s, numeric(p) 0; no parameters: unlimited (PostgreSQL) or
+// 0 (MySQL's DECIMAL is DECIMAL(10,0)).
+int decimal_scale(Dialect dialect, Target tgt, std::string_view t) {
+  if (tgt != Target::Numeric) return -1;
+  const int s = type_parameter(t, 1);
+  if (s >= 0) return s;
+  if (type_parameter(t, 0) >= 0) return 0;
+  return dialect == Dialect::MySql ? 0 : -1;
+}
+
+Ctx make_ctx(Dialect dialect, std::string_view type, Target tgt, bool in_array) {
+  Ctx c{dialect, type};
+  c.in_array = in_array;
+  c.fraction_digits = fraction_digits(dialect, tgt, type);
+  c.scale = decimal_scale(dialect, tgt, type);
+  return c;
+}
+
 // ---- small text helpers ----------------------------------------------------------------------------------
 
 template <typename T>
@@ -182,6 +230,43 @@ void append_double(std::string& out, double x) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, x);
   out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// An integral double as integer digits (1e18 as 1000000000000000000); false beyond 64 bits.
+bool append_integral(std::string& out, double x) {
+  if (x >= -9223372036854775808.0 && x < 9223372036854775808.0) {
+    append_int(out, static_cast<int64_t>(x));
+    return true;
+  }
+  if (x >= 0 && x < 18446744073709551616.0) {
+    append_int(out, static_cast<uint64_t>(x));
+    return true;
+  }
+  return false;
+}
+
+// The decimal places a number's text needs ("1.250" 2, "1e-05" 5, "12" 0): digits after the point
+// without trailing zeros, shifted by an exponent.
+int64_t decimal_places(std::string_view s) {
+  int64_t exponent = 0;
+  if (const size_t e = s.find_first_of("eE"); e != std::string_view::npos) {
+    std::string_view digits = s.substr(e + 1);
+    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+    std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+    s = s.substr(0, e);
+  }
+  const size_t dot = s.find('.');
+  std::string_view fraction = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
+  std::string_view integer = s.substr(0, dot);
+  while (!fraction.empty() && fraction.back() == '0') fraction.remove_suffix(1);
+  if (!fraction.empty()) return std::max<int64_t>(0, static_cast<int64_t>(fraction.size()) - exponent);
+  int64_t zeros = 0;  // trailing zeros of the integer part count against a negative exponent
+  while (!integer.empty() && integer.back() == '0') {
+    integer.remove_suffix(1);
+    ++zeros;
+  }
+  if (integer.empty() || integer == "-") return 0;  // zero
+  return std::max<int64_t>(0, -exponent - zeros);
 }
 
 std::string_view non_finite_text(double x) {
@@ -232,11 +317,14 @@ void split_micros(int64_t micros, int64_t& days, int64_t& micros_of_day) {
   }
 }
 
-// "YYYY-MM-DD" with the year as PostgreSQL writes it (at least 4 digits; years <= 0 as 1 - year, and
-// `bc` set so that the caller appends " BC" at the end of the value).
-void append_ymd(std::string& out, const Civil& c, bool& bc) {
-  bc = c.year <= 0;
-  append_padded(out, static_cast<uint64_t>(bc ? 1 - c.year : c.year), 4);
+// "YYYY-MM-DD", the year with at least 4 digits. PostgreSQL: years <= 0 as 1 - year, and `bc` set so that
+// the caller appends " BC" at the end of the value. MySQL: the astronomical year (0 is 0000; a negative
+// year, which only a text column takes, with a '-').
+void append_ymd(std::string& out, Dialect dialect, const Civil& c, bool& bc) {
+  bc = dialect == Dialect::Postgres && c.year <= 0;
+  if (dialect == Dialect::MySql && c.year < 0) out.push_back('-');
+  const int64_t year = bc ? 1 - c.year : c.year < 0 ? -c.year : c.year;
+  append_padded(out, static_cast<uint64_t>(year), 4);
   out.push_back('-');
   append_two(out, c.month);
   out.push_back('-');
@@ -253,13 +341,13 @@ void append_time_of_day(std::string& out, int64_t micros_of_day) {
   append_fraction(out, static_cast<uint64_t>(micros_of_day % kMicrosPerSecond));
 }
 
-void append_date_text(std::string& out, int32_t days) {
+void append_date_text(std::string& out, Dialect dialect, int32_t days) {
   if (days == kDateInfinity || days == kDateMinusInfinity) {
     out.append(days == kDateInfinity ? "infinity" : "-infinity");
     return;
   }
   bool bc = false;
-  append_ymd(out, civil(days), bc);
+  append_ymd(out, dialect, civil(days), bc);
   if (bc) out.append(" BC");
 }
 
@@ -278,7 +366,7 @@ void append_duration(std::string& out, int64_t micros) {
 }
 
 // "YYYY-MM-DD HH:MM:SS[.ffffff]" (+ "+00" when `zone`) (+ " BC"); infinity / -infinity.
-void append_timestamp_text(std::string& out, int64_t micros, bool zone) {
+void append_timestamp_text(std::string& out, Dialect dialect, int64_t micros, bool zone) {
   if (micros == kTimestampInfinity || micros == kTimestampMinusInfinity) {
     out.append(micros == kTimestampInfinity ? "infinity" : "-infinity");
     return;
@@ -286,7 +374,7 @@ void append_timestamp_text(std::string& out, int64_t micros, bool zone) {
   int64_t days = 0, tod = 0;
   split_micros(micros, days, tod);
   bool bc = false;
-  append_ymd(out, civil(days), bc);
+  append_ymd(out, dialect, civil(days), bc);
   out.push_back(' ');
   append_time_of_day(out, tod);
   if (zone) out.append("+00");
@@ -411,16 +499,16 @@ std::string describe(const Value& value) {
           d = "binary value of " + std::to_string(x.data.size()) + " bytes";
         } else if constexpr (std::is_same_v<T, Date>) {
           d = "date ";
-          append_date_text(d, x.days);
+          append_date_text(d, Dialect::Postgres, x.days);
         } else if constexpr (std::is_same_v<T, Time>) {
           d = "time ";
           append_duration(d, x.micros);
         } else if constexpr (std::is_same_v<T, Timestamp>) {
           d = "timestamp ";
-          append_timestamp_text(d, x.micros, false);
+          append_timestamp_text(d, Dialect::Postgres, x.micros, false);
         } else if constexpr (std::is_same_v<T, TimestampTz>) {
           d = "timestamp with time zone ";
-          append_timestamp_text(d, x.micros, true);
+          append_timestamp_text(d, Dialect::Postgres, x.micros, true);
         } else if constexpr (std::is_same_v<T, Interval>) {
           d = "interval ";
           append_iso_interval(d, x);
@@ -464,6 +552,31 @@ Error nul_error(const Ctx& c, const Value& value, std::string_view text) {
   const size_t at = text.find('\0');
   return fail(c, value,
               "it holds a NUL byte (at byte " + std::to_string(at) + "), which PostgreSQL text cannot hold");
+}
+
+// A decimal column would round a number with more decimal places than its scale.
+Error check_scale(const Ctx& c, const Value& value, std::string_view number_text) {
+  if (c.scale < 0 || decimal_places(number_text) <= c.scale) return std::nullopt;
+  return fail(c, value, "the column keeps " + std::to_string(c.scale) + " decimal places and would lose the rest");
+}
+
+// A temporal column would round a value with more fractional second digits than it keeps.
+Error check_fraction(const Ctx& c, const Value& value, int64_t micros) {
+  if (c.fraction_digits < 0 || c.fraction_digits >= 6) return std::nullopt;
+  int64_t unit = 1;
+  for (int i = c.fraction_digits; i < 6; ++i) unit *= 10;
+  if (micros % unit == 0) return std::nullopt;
+  return fail(c, value,
+              "the column keeps " + std::to_string(c.fraction_digits) +
+                  " fractional second digits and would lose the rest");
+}
+
+// A Timestamp into a date column: only midnight has no time of day to lose.
+Error check_midnight(const Ctx& c, const Value& value, int64_t micros, int64_t& days) {
+  int64_t tod = 0;
+  split_micros(micros, days, tod);
+  if (tod == 0) return std::nullopt;
+  return fail(c, value, "a date column would drop its time of day");
 }
 
 // ---- bit strings (MySQL BIT(n): Bytes holding the value big-endian) -----------------------------------------
@@ -533,9 +646,14 @@ Error pg_text(std::string& out, const Ctx& c, const Value& value, Source src, Ta
             if (tgt == Target::Integer) return fail(c, value, "an integer column has no NaN or infinity");
             out.append(non_finite_text(x));
           } else {
-            if (tgt == Target::Integer && x != std::trunc(x))
-              return fail(c, value, "an integer column would round away its fraction");
-            append_double(out, x);
+            if (tgt == Target::Integer) {
+              if (x != std::trunc(x)) return fail(c, value, "an integer column would round away its fraction");
+              if (!append_integral(out, x)) return fail(c, value, "it is beyond the 64-bit integers");
+            } else {
+              const size_t start = out.size();
+              append_double(out, x);
+              if (Error e = check_scale(c, value, std::string_view(out).substr(start))) return e;
+            }
           }
         } else if constexpr (std::is_same_v<T, Decimal>) {
           const DecimalForm form = decimal_form(x.text);
@@ -543,6 +661,9 @@ Error pg_text(std::string& out, const Ctx& c, const Value& value, Source src, Ta
           if (tgt == Target::Integer) {
             if (form == DecimalForm::NonFinite) return fail(c, value, "an integer column has no NaN or infinity");
             if (decimal_has_fraction(x.text)) return fail(c, value, "an integer column would round away its fraction");
+          }
+          if (form == DecimalForm::Finite) {
+            if (Error e = check_scale(c, value, x.text)) return e;
           }
           out.append(x.text);
         } else if constexpr (std::is_same_v<T, std::string>) {
@@ -557,19 +678,28 @@ Error pg_text(std::string& out, const Ctx& c, const Value& value, Source src, Ta
             append_hex(out, x.data);
           }
         } else if constexpr (std::is_same_v<T, Date>) {
-          append_date_text(out, x.days);
+          append_date_text(out, c.dialect, x.days);
         } else if constexpr (std::is_same_v<T, Time>) {
           if (tgt == Target::Interval) {
             append_duration(out, x.micros);
           } else {
             if (x.micros < 0 || x.micros > kMicrosPerDay)
               return fail(c, value, "PostgreSQL's time holds 00:00:00 to 24:00:00 (an interval column would hold it)");
+            if (Error e = check_fraction(c, value, x.micros)) return e;
             append_time_of_day(out, x.micros);
           }
-        } else if constexpr (std::is_same_v<T, Timestamp>) {
-          append_timestamp_text(out, x.micros, false);
-        } else if constexpr (std::is_same_v<T, TimestampTz>) {
-          append_timestamp_text(out, x.micros, true);
+        } else if constexpr (std::is_same_v<T, Timestamp> || std::is_same_v<T, TimestampTz>) {
+          const bool infinite = x.micros == kTimestampInfinity || x.micros == kTimestampMinusInfinity;
+          if (tgt == Target::Date && !infinite) {
+            int64_t days = 0;
+            if (Error e = check_midnight(c, value, x.micros, days)) return e;
+            append_date_text(out, c.dialect, static_cast<int32_t>(days));
+          } else {
+            if (!infinite) {
+              if (Error e = check_fraction(c, value, x.micros)) return e;
+            }
+            append_timestamp_text(out, c.dialect, x.micros, std::is_same_v<T, TimestampTz>);
+          }
         } else if constexpr (std::is_same_v<T, Interval>) {
           append_pg_interval(out, x);
         } else if constexpr (std::is_same_v<T, Json>) {
@@ -669,7 +799,7 @@ Error json_text(std::string& out, const Ctx& c, const Value& value, Source src) 
           }
         } else if constexpr (std::is_same_v<T, Date>) {
           out.push_back('"');
-          append_date_text(out, x.days);
+          append_date_text(out, c.dialect, x.days);
           out.push_back('"');
         } else if constexpr (std::is_same_v<T, Time>) {
           out.push_back('"');
@@ -677,7 +807,7 @@ Error json_text(std::string& out, const Ctx& c, const Value& value, Source src) 
           out.push_back('"');
         } else if constexpr (std::is_same_v<T, Timestamp>) {
           out.push_back('"');
-          append_timestamp_text(out, x.micros, false);
+          append_timestamp_text(out, c.dialect, x.micros, false);
           out.push_back('"');
         } else if constexpr (std::is_same_v<T, TimestampTz>) {
           out.push_back('"');
@@ -744,11 +874,10 @@ Error array_literal(std::string& out, const Ctx& c, const Array& a, const Value&
     }
     text.push_back(']');
   } else {
-    Ctx element_ctx = c;
-    element_ctx.in_array = true;
     const std::string_view element_type = tgt == Target::Array ? pg_element_type(target_type) : std::string_view();
     const Target element_target = tgt == Target::Array ? classify_postgres(element_type) : Target::Unknown;
-    element_ctx.target_type = tgt == Target::Array ? element_type : c.target_type;
+    const Ctx element_ctx =
+        make_ctx(c.dialect, tgt == Target::Array ? element_type : c.target_type, element_target, true);
     if (Error e = pg_array_text(text, element_ctx, a, element, element_target)) return e;
   }
   return quote_built(out, c, value, text);
@@ -802,7 +931,7 @@ Error text_literal(std::string& out, const Ctx& c, const Value& value, const Col
   if (const auto* t = std::get_if<Time>(&value.v)) {
     append_duration(out, t->micros);  // no range check: any duration has a text
   } else if (const auto* tz = std::get_if<TimestampTz>(&value.v)) {
-    append_timestamp_text(out, tz->micros, pg);  // MySQL: the UTC wall clock, as its TIMESTAMP shows it
+    append_timestamp_text(out, c.dialect, tz->micros, pg);  // MySQL: the UTC wall clock, as its TIMESTAMP shows it
   } else if (Error e = pg_text(out, c, value, src, Target::Text)) {
     return e;
   }
@@ -845,12 +974,15 @@ Error mysql_literal(std::string& out, const Ctx& c, const Value& value, Source s
           append_int(out, x);
         } else if constexpr (std::is_same_v<T, double>) {
           if (!std::isfinite(x)) return fail(c, value, "MySQL's numbers have no NaN or infinity");
-          if (tgt == Target::Integer && x != std::trunc(x))
-            return fail(c, value, "an integer column would round away its fraction");
-          if (x == 0 && std::signbit(x)) {
+          if (tgt == Target::Integer) {
+            if (x != std::trunc(x)) return fail(c, value, "an integer column would round away its fraction");
+            if (!append_integral(out, x)) return fail(c, value, "it is beyond the 64-bit integers");
+          } else if (x == 0 && std::signbit(x)) {
             out.append("-0e0");  // -0 alone is the integer 0
           } else {
+            const size_t start = out.size();
             append_double(out, x);
+            if (Error e = check_scale(c, value, std::string_view(out).substr(start))) return e;
           }
         } else if constexpr (std::is_same_v<T, Decimal>) {
           const DecimalForm form = decimal_form(x.text);
@@ -858,6 +990,7 @@ Error mysql_literal(std::string& out, const Ctx& c, const Value& value, Source s
           if (form == DecimalForm::NonFinite) return fail(c, value, "MySQL's numbers have no NaN or infinity");
           if (tgt == Target::Integer && decimal_has_fraction(x.text))
             return fail(c, value, "an integer column would round away its fraction");
+          if (Error e = check_scale(c, value, x.text)) return e;
           out.append(x.text);
         } else if constexpr (std::is_same_v<T, std::string>) {
           if (tgt == Target::Bits) {
@@ -888,18 +1021,26 @@ Error mysql_literal(std::string& out, const Ctx& c, const Value& value, Source s
             return fail(c, value, "MySQL has no infinite dates");
           if (Error e = mysql_year_check(c, value, x.days)) return e;
           out.push_back('\'');
-          append_date_text(out, x.days);
+          append_date_text(out, c.dialect, x.days);
           out.push_back('\'');
         } else if constexpr (std::is_same_v<T, Time>) {
           if (x.micros < -kMySqlTimeMax || x.micros > kMySqlTimeMax)
             return fail(c, value, "MySQL's TIME holds -838:59:59 to 838:59:59");
+          if (Error e = check_fraction(c, value, x.micros)) return e;
           out.push_back('\'');
           append_duration(out, x.micros);
           out.push_back('\'');
         } else if constexpr (std::is_same_v<T, Timestamp> || std::is_same_v<T, TimestampTz>) {
           if (Error e = mysql_timestamp_check(c, value, x.micros, tgt)) return e;
           out.push_back('\'');
-          append_timestamp_text(out, x.micros, false);  // the session's time zone is UTC
+          if (tgt == Target::Date) {
+            int64_t days = 0;
+            if (Error e = check_midnight(c, value, x.micros, days)) return e;
+            append_date_text(out, c.dialect, static_cast<int32_t>(days));
+          } else {
+            if (Error e = check_fraction(c, value, x.micros)) return e;
+            append_timestamp_text(out, c.dialect, x.micros, false);  // the session's time zone is UTC
+          }
           out.push_back('\'');
         } else if constexpr (std::is_same_v<T, Interval>) {
           return fail(c, value, "MySQL has no interval type (only a text column can hold its text)");
@@ -932,14 +1073,23 @@ Error postgres_literal(std::string& out, const Ctx& c, const Value& value, Sourc
     }
     return pg_text(out, c, value, src, tgt);
   }
-  if (std::holds_alternative<int64_t>(value.v) || std::holds_alternative<uint64_t>(value.v)) {
-    return pg_text(out, c, value, src, tgt);
+  const auto* dec = std::get_if<Decimal>(&value.v);
+  if (std::holds_alternative<int64_t>(value.v) || std::holds_alternative<uint64_t>(value.v) ||
+      std::holds_alternative<double>(value.v) || dec != nullptr) {
+    // Numbers are quoted where the column's own input function must read them: into real and double
+    // precision (an unquoted 0.1 is numeric, and `real_column = 0.1` compares in double precision and
+    // misses), doubles everywhere but integer columns (so also '-0', 'NaN', and an unknown column's type
+    // decides), non-finite decimals.
+    bool quote = tgt == Target::Float;
+    if (std::holds_alternative<double>(value.v)) quote = tgt != Target::Integer;
+    if (dec != nullptr && decimal_form(dec->text) == DecimalForm::NonFinite) quote = true;
+    if (!quote) return pg_text(out, c, value, src, tgt);
+    out.push_back('\'');
+    if (Error e = pg_text(out, c, value, src, tgt)) return e;
+    out.push_back('\'');
+    return std::nullopt;
   }
-  if (const auto* d = std::get_if<double>(&value.v)) {
-    if (std::isfinite(*d) && !(*d == 0 && std::signbit(*d))) return pg_text(out, c, value, src, tgt);
-  } else if (const auto* dec = std::get_if<Decimal>(&value.v)) {
-    if (decimal_form(dec->text) == DecimalForm::Finite) return pg_text(out, c, value, src, tgt);
-  } else if (const auto* s = std::get_if<std::string>(&value.v)) {
+  if (const auto* s = std::get_if<std::string>(&value.v)) {
     if (tgt == Target::Bytes) {
       // text into bytea: its bytes (bytea's input would read backslashes as escapes)
       out.append("'\\x");
@@ -964,7 +1114,7 @@ Error postgres_literal(std::string& out, const Ctx& c, const Value& value, Sourc
     }
     src.kind = ColumnKind::Bytes;  // into bytea: the bytes
   }
-  // Quoted: '-0', non-finite numbers, and every other kind, whose text has no quote or NUL byte.
+  // Quoted: every other kind, whose text has no quote or NUL byte.
   out.push_back('\'');
   if (Error e = pg_text(out, c, value, src, tgt)) return e;
   out.push_back('\'');
@@ -991,14 +1141,15 @@ Error literal(std::string& out, const Ctx& c, const Value& value, Source src, Ta
 std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect, const Value& value,
                                               const ColumnInfo* source, std::string_view target_type) {
   const std::string_view type = trim(target_type);
-  const Ctx c{dialect, type};
+  const Target tgt = classify(dialect, type);
+  const Ctx c = make_ctx(dialect, type, tgt, false);
   Source src;
   if (source != nullptr) {
     src.kind = source->kind;
     src.length = source->length;
   }
   const size_t mark = out.size();
-  Error e = literal(out, c, value, src, classify(dialect, type), source, type);
+  Error e = literal(out, c, value, src, tgt, source, type);
   if (e) out.resize(mark);
   return e;
 }
