@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text_excerpt.hpp"
-#include "snapshot/row_filter.hpp"
+#include "db/row_filter.hpp"
 
 namespace tidemark::snapshot {
 

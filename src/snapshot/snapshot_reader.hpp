@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/fallible.hpp"
-#include "snapshot/row_filter.hpp"
+#include "db/row_filter.hpp"
 #include "tidemark/change_event.hpp"
 
 namespace tidemark::snapshot {

@@ -1,7 +1,7 @@
-// The check that keeps a signal's `where` inside the table it names (src/snapshot/row_filter.hpp). The
+// The check that keeps a signal's `where` inside the table it names (src/db/row_filter.hpp). The
 // attacks here are the ones the hardening review reproduced against the chunk SQL, in both dialects.
 
-#include "snapshot/row_filter.hpp"
+#include "db/row_filter.hpp"
 
 #include <gtest/gtest.h>
 

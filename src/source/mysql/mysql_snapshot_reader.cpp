@@ -613,7 +613,7 @@ Fallible<std::optional<KeyText>> MySqlSnapshotReader::max_key(const TableLayout&
   using Result = Fallible<std::optional<KeyText>>;
   if (!layout.schema || layout.key_names.empty()) return Result::failure("max_key: a layout without a key");
   if (!where.empty()) {
-    if (auto bad = snapshot::check_row_filter(where, layout.schema->columns, sql_dialect()))
+    if (auto bad = check_row_filter(where, layout.schema->columns, sql_dialect()))
       return Result::failure("the condition for " + layout.schema->id.to_string() + " is not allowed: " + *bad);
   }
   if (auto e = ensure_connected()) return Result::failure(*e);
@@ -668,7 +668,7 @@ Fallible<Chunk> MySqlSnapshotReader::read_chunk(const ChunkQuery& query) {
   if (auto e = ensure_connected()) return Result::failure(*e);
   const TableLayout& layout = *query.layout;
   if (!query.where.empty()) {
-    if (auto bad = snapshot::check_row_filter(query.where, layout.schema->columns, sql_dialect()))
+    if (auto bad = check_row_filter(query.where, layout.schema->columns, sql_dialect()))
       return Result::failure("the condition for " + layout.schema->id.to_string() + " is not allowed: " + *bad);
   }
   std::string error;

@@ -39,7 +39,7 @@ class MySqlSnapshotReader final : public snapshot::SnapshotReader {
   Fallible<std::vector<TableId>> captured_tables() override;
   Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
-  snapshot::SqlDialect sql_dialect() const override { return {'`', false, true}; }
+  SqlDialect sql_dialect() const override { return {'`', false, true}; }
   Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;

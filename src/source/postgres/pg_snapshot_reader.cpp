@@ -372,7 +372,7 @@ Fallible<std::optional<KeyText>> PgSnapshotReader::max_key(const TableLayout& la
   if (!columns) return Failed::failure(error);
   const QualifiedName name{layout.schema->id.schema, layout.schema->id.table};
   if (!where.empty()) {
-    if (auto bad = snapshot::check_row_filter(where, layout.schema->columns, sql_dialect()))
+    if (auto bad = check_row_filter(where, layout.schema->columns, sql_dialect()))
       return Failed::failure("the condition for " + name.text() + " is not allowed: " + *bad);
   }
   const std::string filter = where.empty() ? "" : "(" + where + ")";
@@ -477,7 +477,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   }
 
   if (!query.where.empty()) {
-    if (auto bad = snapshot::check_row_filter(query.where, layout.schema->columns, sql_dialect()))
+    if (auto bad = check_row_filter(query.where, layout.schema->columns, sql_dialect()))
       return Failed::failure("the condition for " + name.text() + " is not allowed: " + *bad);
   }
 

@@ -35,7 +35,7 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
   // differ in order only for a primary key declared out of column order.
   Fallible<snapshot::TableLayout> describe(const std::string& name,
                                                      const std::vector<std::string>& surrogate_key) override;
-  snapshot::SqlDialect sql_dialect() const override { return {'"', true, false}; }
+  SqlDialect sql_dialect() const override { return {'"', true, false}; }
   Fallible<std::optional<snapshot::KeyText>> max_key(const snapshot::TableLayout& layout,
                                                                const std::string& where) override;
   std::optional<std::string> write_watermark(const std::string& mark) override;

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tidemark::snapshot {
+namespace tidemark {
 
 // How the source database spells identifiers and strings.
 struct SqlDialect {
@@ -35,4 +35,4 @@ inline constexpr size_t kMaxRowFilterLength = 4096;
 std::optional<std::string> check_row_filter(std::string_view where, const std::vector<std::string>& columns,
                                             const SqlDialect& dialect);
 
-}  // namespace tidemark::snapshot
+}  // namespace tidemark

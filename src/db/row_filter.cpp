@@ -1,10 +1,10 @@
-#include "snapshot/row_filter.hpp"
+#include "db/row_filter.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-namespace tidemark::snapshot {
+namespace tidemark {
 
 namespace {
 
@@ -233,4 +233,4 @@ std::optional<std::string> check_row_filter(std::string_view where, const std::v
   return Checker(where, columns, dialect).run();
 }
 
-}  // namespace tidemark::snapshot
+}  // namespace tidemark
