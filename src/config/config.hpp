@@ -99,6 +99,20 @@ struct KafkaSinkConfig {
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
 };
 
+// How one source table is written into the target (sink.database.tables): another table name, a row
+// filter and the target's columns, each copied from a source column or computed by the target from an SQL
+// expression over the source row (`:column` names a source column's value).
+struct TableMapping {
+  std::string source;  // the captured table, as source.tables names it
+  std::string target;  // table, schema.table (postgres) or database.table (mysql); empty: the source's name
+  std::string where;   // SQL condition over the source row; rows for which it is not true are not in the target
+  // Target column -> source column name or SQL expression, in the file's order. Empty: every source column
+  // into the target column of the same name.
+  std::vector<std::pair<std::string, std::string>> columns;
+  int line = 0;  // where the mapping starts in the file, for messages
+  bool operator==(const TableMapping&) const = default;
+};
+
 // A database sink: the target server (its type is sink.type) and how changes are applied there
 // (docs/database-sink.md).
 struct DatabaseSinkConfig : DatabaseEndpoint {
@@ -108,6 +122,7 @@ struct DatabaseSinkConfig : DatabaseEndpoint {
   std::string truncate;              // apply | ignore
   std::string position_table;        // the table holding the applied position, in the target
   int64_t retry_max_ms = 0;          // how long a lost target connection is retried before the daemon stops
+  std::vector<TableMapping> tables;  // tables not listed go to the target table of the same name
 };
 
 struct SinkConfig {

@@ -128,6 +128,55 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TopicCrea
   return std::nullopt;
 }
 
+// A list of table mappings: each a map of source, target, where and columns (target column -> source
+// column or expression).
+Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapping>& out) {
+  if (!node.IsSequence()) return std::string("expected a list of table mappings (maps with source, target, where, columns)");
+  out.clear();
+  for (const auto& item : node) {
+    const std::string where = "mapping at line " + std::to_string(item.Mark().line + 1) + ": ";
+    if (!item.IsMap()) return where + "expected a map";
+    TableMapping mapping;
+    mapping.line = item.Mark().line + 1;
+    for (const auto& field : item) {
+      const std::string key = field.first.Scalar();
+      Error e;
+      if (key == "source") {
+        e = read_scalar(field.second, env, mapping.source);
+      } else if (key == "target") {
+        e = read_scalar(field.second, env, mapping.target);
+      } else if (key == "where") {
+        e = read_scalar(field.second, env, mapping.where);
+      } else if (key == "columns") {
+        if (!field.second.IsMap()) {
+          e = "expected a map of target columns to a source column or an SQL expression";
+        } else {
+          for (const auto& column : field.second) {
+            std::string value;
+            if (auto bad = read_scalar(column.second, env, value)) {
+              e = "'" + column.first.Scalar() + "': " + *bad;
+              break;
+            }
+            if (value.empty()) {
+              e = "'" + column.first.Scalar() + "': empty; give a source column or an SQL expression (leave a column out to drop it)";
+              break;
+            }
+            mapping.columns.emplace_back(column.first.Scalar(), std::move(value));
+          }
+        }
+      } else {
+        e = "unknown key (a mapping has source, target, where, columns)";
+      }
+      if (e) return where + key + ": " + *e;
+    }
+    if (mapping.source.empty()) return where + "source: required (a captured table, as source.tables names it)";
+    for (const auto& other : out)
+      if (other.source == mapping.source) return where + "source: " + mapping.source + " is mapped twice (also at line " + std::to_string(other.line) + ")";
+    out.push_back(std::move(mapping));
+  }
+  return std::nullopt;
+}
+
 std::string render_value(const std::string& v) { return v; }
 std::string render_value(int64_t v) { return std::to_string(v); }
 std::string render_value(bool v) { return v ? "true" : "false"; }
@@ -153,6 +202,22 @@ std::string render_value(const std::vector<TopicCreationGroup>& v) {
     out += (i ? ", " : "") + std::string("{include: ") + g.include + (g.exclude.empty() ? "" : ", exclude: " + g.exclude) +
            ", partitions: " + std::to_string(g.spec.partitions) +
            ", replication_factor: " + std::to_string(g.spec.replication_factor) + ", config: " + render_value(g.spec.config) + "}";
+  }
+  return out + "]";
+}
+
+std::string render_value(const std::vector<TableMapping>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& m = v[i];
+    out += (i ? ", " : "") + std::string("{source: ") + m.source + (m.target.empty() ? "" : ", target: " + m.target) +
+           (m.where.empty() ? "" : ", where: " + m.where);
+    if (!m.columns.empty()) {
+      out += ", columns: {";
+      for (size_t c = 0; c < m.columns.size(); ++c) out += (c ? ", " : "") + m.columns[c].first + ": " + m.columns[c].second;
+      out += "}";
+    }
+    out += "}";
   }
   return out + "]";
 }
@@ -184,6 +249,7 @@ SettingType type_of() {
   if constexpr (std::is_same_v<T, std::vector<std::string>>) return SettingType::StringList;
   if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return SettingType::StringMap;
   if constexpr (std::is_same_v<T, std::vector<TopicCreationGroup>>) return SettingType::MapList;
+  if constexpr (std::is_same_v<T, std::vector<TableMapping>>) return SettingType::MapList;
 }
 
 // A property<T>: binds a key path to a field of Config through `access`.
@@ -430,7 +496,7 @@ std::vector<Setting> build_table() {
       "Changes applied in one target transaction, at most: consecutive source transactions share a target transaction "
       "up to this many changes, and one is never split (a larger source transaction is applied whole). 1: one target "
       "transaction per source transaction.")
-      .byDefault(5000).validate(in_range(1, 10'000'000)).reloadable(),
+      .byDefault(5000).validate(in_range(1, 10'000'000)),
     property<std::string>("sink.database.truncate", [](Config& c) -> auto& { return c.sink.database.truncate; },
       "A TRUNCATE in the source: apply (truncate the target table too) or ignore.")
       .byDefault("apply").choices({"apply", "ignore"}),
@@ -438,6 +504,16 @@ std::vector<Setting> build_table() {
       "Table in the target holding each pipeline's applied source position and snapshot state, written in the same "
       "transaction as the changes it covers (exactly-once); created when missing.")
       .byDefault("tidemark_apply_position").validate(logical_name),
+    property<std::vector<TableMapping>>("sink.database.tables", [](Config& c) -> auto& { return c.sink.database.tables; },
+      "How source tables are written into the target: a list of maps with source (a captured table, as in "
+      "source.tables), target (the target table: name, schema.name or database.name; default the source's name), where "
+      "(a condition over the source row, in the target's SQL: rows for which it is not true are kept out of the target, "
+      "and leave it when an update makes it false) and columns (target column: a source column to copy, or an SQL "
+      "expression the target evaluates over the source row, naming source values as :column, e.g. "
+      "full_name: \"concat(:first_name, ' ', :last_name)\", source: \"'legacy'\"; only the listed columns are written). "
+      "Tables not listed go to the target table of the same name, column by column. Checked against both databases at "
+      "start (docs/database-sink.md).")
+      .byDefault({}),
     property<int64_t>("sink.database.retry_max_ms", [](Config& c) -> auto& { return c.sink.database.retry_max_ms; },
       "How long a lost or refused target connection is retried, with backoff, before the daemon stops with status 2; "
       "nothing is lost either way (the transaction in progress is applied again).")

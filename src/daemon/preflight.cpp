@@ -3,11 +3,13 @@
 #include <exception>
 
 #include "sink/database/database_sink.hpp"
+#include "sink/database/mapping_check.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/record_sink.hpp"
 #include "sink/sink_factory.hpp"
 #include "snapshot/control_tables.hpp"
 #include "source/source_factory.hpp"
+#include "source/table_patterns.hpp"
 
 namespace tidemark {
 
@@ -43,14 +45,27 @@ void check_sink(const Config& config, Preflight& out) {
   }
 }
 
+// sink.database.tables against both catalogs: each mapped table captured, existing on both sides, its
+// columns there.
+void check_mappings(const Config& config, dbsink::TargetConnection& target, Preflight& out) {
+  for (const auto& mapping : config.sink.database.tables)
+    if (!table_selected(config.source.tables, mapping.source))
+      out.problems.push_back("sink.database.tables (line " + std::to_string(mapping.line) + "): source " + mapping.source +
+                             " is not captured: add it to source.tables");
+  auto source = dbsink::make_target_connection(config.source, "tidemark-" + config.name + "-check");
+  if (source->connect()) return;  // the source's own checks report it
+  for (auto& problem : dbsink::check_mappings(config, *source, target)) out.problems.push_back(std::move(problem));
+}
+
 // A database sink: the target holds the state (its position table, created when missing), so no state
 // file is read or written.
 void check_database_sink(const Config& config, PreflightMode mode, Preflight& out) {
   auto target = dbsink::make_target_connection(config.sink.database, "tidemark-" + config.name);
   std::optional<dbsink::AppliedPosition> applied;
   const dbsink::ApplyPositionTable table(config.sink.database, config.name);
-  if (auto error = target->connect()) {
-    out.problems.push_back("sink.database: cannot connect to the target database: " + error->message);
+  const std::optional<dbsink::TargetError> unreachable = target->connect();
+  if (unreachable) {
+    out.problems.push_back("sink.database: cannot connect to the target database: " + unreachable->message);
   } else {
     bool exists = false;
     dbsink::TargetError read_error;
@@ -70,6 +85,7 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
       out.state = PersistedState{config.name, config.source.type, applied->position, applied->extensions};
     }
   }
+  if (!unreachable && !config.sink.database.tables.empty()) check_mappings(config, *target, out);
   out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
   out.sink = std::make_unique<dbsink::DatabaseSink>(config, *out.tracker, std::move(target),
                                                      out.state ? out.state->extensions : nlohmann::json::object());

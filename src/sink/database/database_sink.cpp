@@ -16,25 +16,32 @@ constexpr size_t kSendBytes = 1 << 20;
 constexpr size_t kRunBytes = 256 << 10;
 constexpr int kMaxConflictRetries = 50;
 
+bool unavailable(const Row& row, size_t column) {
+  return column >= row.size() || std::holds_alternative<Unavailable>(row[column].v);
+}
+
+// Some source value a full write of the row needs is missing from the image.
 bool has_unavailable(const TablePlan& plan, const Row& row) {
-  for (const size_t c : plan.columns)
-    if (c < row.size() && std::holds_alternative<Unavailable>(row[c].v)) return true;
+  for (const auto& v : plan.values) {
+    if (v.source && unavailable(row, *v.source)) return true;
+    for (const size_t r : v.expression.refs)
+      if (unavailable(row, r)) return true;
+  }
+  for (const size_t r : plan.filter.refs)
+    if (unavailable(row, r)) return true;
   return false;
 }
 
-bool is_key(const TablePlan& plan, size_t column) {
-  return std::find(plan.key.begin(), plan.key.end(), column) != plan.key.end();
-}
-
+// "an insert", "a delete" ... for messages.
 const char* op_name(Op op) {
   switch (op) {
-    case Op::Create: return "insert";
-    case Op::Update: return "update";
-    case Op::Delete: return "delete";
-    case Op::Read: return "snapshot read";
-    case Op::Truncate: return "truncate";
+    case Op::Create: return "an insert";
+    case Op::Update: return "an update";
+    case Op::Delete: return "a delete";
+    case Op::Read: return "a snapshot read";
+    case Op::Truncate: return "a truncate";
   }
-  return "change";
+  return "a change";
 }
 
 }  // namespace
@@ -64,12 +71,13 @@ bool DatabaseSink::publish(const StreamItem& item) {
   int64_t commit_ts = 0;
   if (const auto* event = std::get_if<ChangeEvent>(&item)) {
     if (!apply_event(*event)) return false;
-    if (changes_++ == 0) first_change_ = Clock::now();
+    ++changes_;
     if (event->resume_position) position = &*event->resume_position;
     commit_ts = event->source.commit_ts_ms;
   } else {
     position = &std::get<Checkpoint>(item).position;
   }
+  if (pending_.empty()) first_change_ = Clock::now();
   pending_.push_back(tracker_.begin(position ? std::optional<SourcePosition>(*position) : std::nullopt, commit_ts));
   at_boundary_ = position != nullptr;
   if (position) last_position_ = *position;
@@ -101,27 +109,37 @@ bool DatabaseSink::flush(std::chrono::milliseconds) {
 
 const TablePlan* DatabaseSink::plan_for(const TableSchemaPtr& table) {
   if (table.get() == last_schema_) return last_plan_;
-  auto it = plans_.find(table.get());
+  auto it = plans_.find(table->id);
+  // A new schema object with the same columns (the chunk worker describes tables anew) keeps the plan.
+  const auto same = [&](const TableSchema& planned) {
+    return planned.columns == table->columns && planned.key_columns == table->key_columns &&
+           planned.column_info == table->column_info;
+  };
+  if (it != plans_.end() && !same(*it->second.source)) {
+    plans_.erase(it);
+    it = plans_.end();
+  }
   if (it == plans_.end()) {
     const bool postgres = target_->dialect() == Dialect::Postgres;
-    const std::string& schema = postgres ? settings_.schema : settings_.database;
+    const TableMapping* mapping = find_mapping(settings_.tables, table->id);
+    const auto [schema, name] = target_of(table->id, mapping, postgres ? settings_.schema : settings_.database);
     std::optional<TargetTable> described;
     for (int attempt = 0; !described; ++attempt) {
       TargetError error;
-      described = target_->describe(schema, table->id.table, &error);
+      described = target_->describe(schema, name, &error);
       if (described) break;
       if (error.kind == TargetErrorKind::Fatal || attempt > 0) {
-        fail("cannot read the target table " + schema + "." + table->id.table + ": " + error.message);
+        fail("cannot read the target table " + schema + "." + name + ": " + error.message);
         return nullptr;
       }
       if (!recover(error, false)) return nullptr;  // reconnects (and re-opens the transaction in progress)
     }
-    PlanResult planned = plan_table(target_->dialect(), table, schema, table->id.table, *described);
+    PlanResult planned = plan_table(target_->dialect(), table, mapping, schema, name, *described);
     if (!planned.plan) {
       fail(planned.error);
       return nullptr;
     }
-    it = plans_.emplace(table.get(), std::move(*planned.plan)).first;
+    it = plans_.emplace(table->id, std::move(*planned.plan)).first;
   }
   last_schema_ = table.get();
   last_plan_ = &it->second;
@@ -133,7 +151,7 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
   if (!plan) return false;
   if (metrics_) metrics_->count_change(metrics_->change_counters(event.table->id), event.op);
   const auto missing = [&](const char* image) {
-    fail("a " + std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " came without its " + image +
+    fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " came without its " + image +
          " image, which the database sink needs");
     return false;
   };
@@ -144,17 +162,26 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
       return add_upsert(*plan, event, *event.after);
     case Op::Update: {
       if (!event.after) return missing("new");
+      const Row& after = *event.after;
+      // The row as the target knows it: the old image's key (the new image may lack an unchanged key, as
+      // MySQL's MINIMAL images do), else the new one's.
+      const Row* old_key = &after;
       bool key_moved = false;
-      if (event.before)
-        for (const size_t k : plan->key)
-          if (k < event.before->size() && !std::holds_alternative<Unavailable>((*event.before)[k].v) &&
-              !((*event.before)[k] == (*event.after)[k]))
-            key_moved = true;
+      if (event.before) {
+        bool old_key_complete = true;
+        for (const size_t k : plan->key) {
+          if (unavailable(*event.before, k)) old_key_complete = false;
+          else if (!unavailable(after, k) && !((*event.before)[k] == after[k])) key_moved = true;
+        }
+        if (old_key_complete) old_key = &*event.before;
+      }
+      const bool partial = has_unavailable(*plan, after);
+      // Columns the log left out (unchanged TOASTed values, a MINIMAL binlog image) keep their target value:
+      // an UPDATE of the rest, which also moves the key when it changed.
+      if (partial) return add_update(*plan, event, after, *old_key, key_moved);
       // A key change moves the row: the old key's row goes, the new one comes.
-      if (key_moved) return add_delete(*plan, event, *event.before) && add_upsert(*plan, event, *event.after);
-      // Columns the log left out (unchanged TOASTed values, a MINIMAL binlog image) keep their target value.
-      if (has_unavailable(*plan, *event.after)) return add_update(*plan, event, *event.after);
-      return add_upsert(*plan, event, *event.after);
+      if (key_moved) return add_delete(*plan, event, *old_key) && add_upsert(*plan, event, after);
+      return add_upsert(*plan, event, after);
     }
     case Op::Delete: {
       const Row* image = event.before ? &*event.before : nullptr;
@@ -170,16 +197,27 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
   return true;
 }
 
-bool DatabaseSink::append_value(std::string& out, const TablePlan& plan, size_t written, const ChangeEvent& event,
-                                const Row& row) {
-  const size_t column = plan.columns[written];
+bool DatabaseSink::append_value(std::string& out, size_t column, const std::string& type, const ChangeEvent& event,
+                                const Row& row, const TablePlan& plan) {
   const TableSchema& table = *event.table;
   const ColumnInfo* info = column < table.column_info.size() ? &table.column_info[column] : nullptr;
   const Value& value = column < row.size() ? row[column] : Value(Null{});
-  if (auto error = append_sql_literal(out, target_->dialect(), value, info, plan.types[written])) {
+  if (auto error = append_sql_literal(out, target_->dialect(), value, info, type)) {
     fail("cannot apply a " + std::string(op_name(event.op)) + " of " + table.id.to_string() + " to " + plan.label +
          ": column " + table.columns[column] + ": " + *error);
     return false;
+  }
+  return true;
+}
+
+bool DatabaseSink::append_template(std::string& out, const SqlTemplate& sql, const ChangeEvent& event, const Row& row,
+                                   const TablePlan& plan) {
+  for (size_t t = 0; t < sql.text.size(); ++t) {
+    out += sql.text[t];
+    if (t >= sql.refs.size()) continue;
+    const size_t column = sql.refs[t];
+    const ColumnInfo* info = column < event.table->column_info.size() ? &event.table->column_info[column] : nullptr;
+    if (!append_value(out, column, natural_type(target_->dialect(), info), event, row, plan)) return false;
   }
   return true;
 }
@@ -189,15 +227,36 @@ bool DatabaseSink::append_key(std::string& out, const TablePlan& plan, const Cha
   for (size_t k = 0; k < plan.key.size(); ++k) {
     if (k) out += ", ";
     const size_t column = plan.key[k];
-    if (column >= row.size() || std::holds_alternative<Unavailable>(row[column].v)) {
-      fail("a " + std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " does not carry the key column " +
+    if (unavailable(row, column)) {
+      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " does not carry the key column " +
            event.table->columns[column] + " of " + plan.label + " in its image; log the key (REPLICA IDENTITY, binlog_row_image)");
       return false;
     }
-    const auto written = static_cast<size_t>(std::find(plan.columns.begin(), plan.columns.end(), column) - plan.columns.begin());
-    if (!append_value(out, plan, written, event, row)) return false;
+    if (!append_value(out, column, plan.values[plan.key_values[k]].type, event, row, plan)) return false;
   }
   if (plan.key.size() > 1) out += ')';
+  return true;
+}
+
+bool DatabaseSink::append_row(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row) {
+  if (!plan.derived) {
+    out += '(';
+    for (size_t w = 0; w < plan.values.size(); ++w) {
+      if (w) out += ", ";
+      if (!append_value(out, *plan.values[w].source, plan.values[w].type, event, row, plan)) return false;
+    }
+    out += ')';
+    return true;
+  }
+  // A row of the derived table v: typed on PostgreSQL (VALUES would make text of quoted literals), named on MySQL.
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  out += pg ? "(" : "SELECT ";
+  for (size_t c = 0; c < plan.carried.size(); ++c) {
+    if (c) out += ", ";
+    if (!append_value(out, plan.carried[c], plan.carried_types[c], event, row, plan)) return false;
+    out += pg ? "::" + plan.carried_types[c] : " AS " + plan.carried_names[c];
+  }
+  if (pg) out += ')';
   return true;
 }
 
@@ -206,72 +265,93 @@ void DatabaseSink::start_run(const TablePlan& plan, Run kind) {
   run_plan_ = &plan;
   run_ = kind;
   run_keys_.clear();
-  run_sql_ = kind == Run::Upsert ? plan.insert_head : "DELETE FROM " + plan.target + " WHERE " + plan.key_list + " IN (";
+  run_rows_.clear();
 }
 
 void DatabaseSink::close_run() {
   if (run_ == Run::None) return;
-  script_ += run_sql_;
-  script_ += run_ == Run::Upsert ? run_plan_->upsert_tail : std::string(")");
-  script_ += ";\n";
+  const TablePlan& plan = *run_plan_;
+  if (run_ == Run::Upsert) {
+    if (!plan.leave_head.empty()) script_ += plan.leave_head + run_rows_ + plan.leave_tail + ";\n";
+    script_ += plan.insert_head + run_rows_ + plan.insert_tail + ";\n";
+  } else {
+    script_ += "DELETE FROM " + plan.target + " WHERE " + plan.key_list + " IN (" + run_rows_ + ");\n";
+  }
   run_ = Run::None;
   run_plan_ = nullptr;
-  run_sql_.clear();
+  run_rows_.clear();
 }
 
 bool DatabaseSink::add_upsert(const TablePlan& plan, const ChangeEvent& event, const Row& row) {
   if (has_unavailable(plan, row)) {
-    fail("a " + std::string(op_name(event.op)) + " of " + event.table->id.to_string() +
-         " lacks column values that the log did not carry; the database sink needs full new images");
+    fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() +
+         " lacks column values that the log did not carry; the database sink needs them (REPLICA IDENTITY FULL, "
+         "binlog_row_image=FULL)");
     return false;
   }
   key_.clear();
   if (!append_key(key_, plan, event, row)) return false;
   // One statement may not change a row twice (PostgreSQL refuses it): a repeated key starts a new one.
-  if (run_plan_ != &plan || run_ != Run::Upsert || run_keys_.count(key_) || run_sql_.size() >= kRunBytes)
+  if (run_plan_ != &plan || run_ != Run::Upsert || run_keys_.count(key_) || run_rows_.size() >= kRunBytes)
     start_run(plan, Run::Upsert);
   else
-    run_sql_ += ", ";
+    run_rows_ += plan.row_separator;
   run_keys_.insert(key_);
-  run_sql_ += '(';
-  for (size_t w = 0; w < plan.columns.size(); ++w) {
-    if (w) run_sql_ += ", ";
-    if (!append_value(run_sql_, plan, w, event, row)) return false;
-  }
-  run_sql_ += ')';
-  return true;
+  return append_row(run_rows_, plan, event, row);
 }
 
 bool DatabaseSink::add_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row) {
   key_.clear();
   if (!append_key(key_, plan, event, row)) return false;
-  if (run_plan_ != &plan || run_ != Run::Delete || run_sql_.size() >= kRunBytes)
+  if (run_plan_ != &plan || run_ != Run::Delete || run_rows_.size() >= kRunBytes)
     start_run(plan, Run::Delete);
   else
-    run_sql_ += ", ";
-  run_sql_ += key_;
+    run_rows_ += ", ";
+  run_rows_ += key_;
   return true;
 }
 
-bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row) {
+bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row, const Row& key_row,
+                              bool set_key) {
   close_run();
+  for (const size_t r : plan.filter.refs)
+    if (unavailable(row, r)) {
+      fail("an update of " + event.table->id.to_string() + " lacks the column " + event.table->columns[r] +
+           " that the where of its mapping reads; log full images (REPLICA IDENTITY FULL, binlog_row_image=FULL)");
+      return false;
+    }
+  std::string where;
+  for (size_t k = 0; k < plan.key.size(); ++k) {
+    const TargetValue& key = plan.values[plan.key_values[k]];
+    where += (k ? " AND " : "") + key.name + " = ";
+    if (unavailable(key_row, plan.key[k])) {
+      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " carries no value of the key column " +
+           event.table->columns[plan.key[k]] + "; log the key (REPLICA IDENTITY, binlog_row_image)");
+      return false;
+    }
+    if (!append_value(where, plan.key[k], key.type, event, key_row, plan)) return false;
+  }
+  std::string filter;
+  if (!plan.filter.empty() && !append_template(filter, plan.filter, event, row, plan)) return false;
   std::string sql = "UPDATE " + plan.target + " SET ";
   bool any = false;
-  for (size_t w = 0; w < plan.columns.size(); ++w) {
-    const size_t column = plan.columns[w];
-    if (is_key(plan, column) || column >= row.size() || std::holds_alternative<Unavailable>(row[column].v)) continue;
-    sql += (any ? ", " : "") + plan.names[w] + " = ";
-    if (!append_value(sql, plan, w, event, row)) return false;
+  for (size_t w = 0; w < plan.values.size(); ++w) {
+    const TargetValue& v = plan.values[w];
+    if (!set_key && std::find(plan.key_values.begin(), plan.key_values.end(), w) != plan.key_values.end()) continue;
+    // Only what the image carries: a computed column whose inputs are missing keeps its value.
+    if (v.source ? unavailable(row, *v.source)
+                 : std::any_of(v.expression.refs.begin(), v.expression.refs.end(), [&](size_t r) { return unavailable(row, r); }))
+      continue;
+    sql += (any ? ", " : "") + v.name + " = ";
+    if (!(v.source ? append_value(sql, *v.source, v.type, event, row, plan) : append_template(sql, v.expression, event, row, plan)))
+      return false;
     any = true;
   }
-  if (!any) return true;  // only unchanged columns
-  sql += " WHERE ";
-  for (size_t k = 0; k < plan.key.size(); ++k) {
-    const auto w = static_cast<size_t>(std::find(plan.columns.begin(), plan.columns.end(), plan.key[k]) - plan.columns.begin());
-    sql += (k ? " AND " : "") + plan.names[w] + " = ";
-    if (!append_value(sql, plan, w, event, row)) return false;
+  if (!filter.empty()) {
+    // Leaving the filter deletes the row; otherwise the update applies (its key moved or not).
+    script_ += "DELETE FROM " + plan.target + " WHERE " + where + " AND NOT coalesce((" + filter + "), false);\n";
   }
-  script_ += sql + ";\n";
+  if (any) script_ += sql + " WHERE " + where + ";\n";
   return true;
 }
 
@@ -358,7 +438,7 @@ bool DatabaseSink::recover(TargetError error, bool final) {
             error = read_error;
             continue;
           }
-          if (stored->position && *stored->position == *last_position_) {
+          if (stored->position && *stored->position == *last_position_ && stored->extensions == extensions_) {
             spdlog::info("the target committed the transaction before the connection was lost");
             sent_.clear();
             retrying_ = false;
@@ -389,7 +469,7 @@ void DatabaseSink::rollback_quietly() {
   script_.clear();
   run_ = Run::None;
   run_plan_ = nullptr;
-  run_sql_.clear();
+  run_rows_.clear();
 }
 
 }  // namespace tidemark::dbsink

@@ -62,10 +62,19 @@ class DatabaseSink final : public ChangeSink {
   // Statements of one change; false (and fatal) when a value cannot be written.
   bool add_upsert(const TablePlan& plan, const ChangeEvent& event, const Row& row);
   bool add_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row);
-  bool add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  // An UPDATE of the columns `row` carries, of the target row whose key `key_row` holds (the key too when
+  // `set_key`).
+  bool add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row, const Row& key_row, bool set_key);
   // The key's literals "(a, b)" / "a" into `out`.
   bool append_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
-  bool append_value(std::string& out, const TablePlan& plan, size_t written, const ChangeEvent& event, const Row& row);
+  // One row of an upsert: the written values, or the derived table's source values.
+  bool append_row(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  // A source column's value as a literal for a column of `type`.
+  bool append_value(std::string& out, size_t column, const std::string& type, const ChangeEvent& event, const Row& row,
+                    const TablePlan& plan);
+  // An expression with the source values in it as literals.
+  bool append_template(std::string& out, const SqlTemplate& sql, const ChangeEvent& event, const Row& row,
+                       const TablePlan& plan);
   void start_run(const TablePlan& plan, Run kind);
   void close_run();
 
@@ -84,7 +93,7 @@ class DatabaseSink final : public ChangeSink {
   nlohmann::json extensions_;
   PipelineMetrics* metrics_ = nullptr;
 
-  std::unordered_map<const TableSchema*, TablePlan> plans_;
+  std::unordered_map<TableId, TablePlan, TableIdHash> plans_;
   const TablePlan* last_plan_ = nullptr;
   const TableSchema* last_schema_ = nullptr;
 
@@ -101,7 +110,7 @@ class DatabaseSink final : public ChangeSink {
   // The current run of rows that share one statement.
   const TablePlan* run_plan_ = nullptr;
   Run run_ = Run::None;
-  std::string run_sql_;
+  std::string run_rows_;
   std::unordered_set<std::string> run_keys_;
   std::string key_;  // scratch
 

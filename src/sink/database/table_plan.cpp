@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "db/row_filter.hpp"
 #include "sink/database/sql_values.hpp"
 
 namespace tidemark::dbsink {
@@ -15,87 +16,282 @@ bool same_name_ignoring_case(const std::string& a, const std::string& b) {
          });
 }
 
-// The target column a source column goes to: the same name, else the only one that differs in case only
-// (MySQL's names are case-insensitive, PostgreSQL folds unquoted names to lower case).
-const TargetColumn* find_column(const TargetTable& table, const std::string& name) {
-  for (const auto& c : table.columns)
-    if (c.name == name) return &c;
-  const TargetColumn* found = nullptr;
-  for (const auto& c : table.columns) {
-    if (!same_name_ignoring_case(c.name, name)) continue;
-    if (found) return nullptr;
-    found = &c;
+// The column called `name`: the same name, else the only one that differs in case only (MySQL's names are
+// case-insensitive, PostgreSQL folds unquoted names to lower case).
+template <typename Names, typename NameOf>
+std::optional<size_t> find_name(const Names& names, const std::string& name, NameOf name_of) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (name_of(names[i]) == name) return i;
+  std::optional<size_t> found;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!same_name_ignoring_case(name_of(names[i]), name)) continue;
+    if (found) return std::nullopt;
+    found = i;
   }
   return found;
 }
 
+std::optional<size_t> source_column(const TableSchema& source, const std::string& name) {
+  return find_name(source.columns, name, [](const std::string& n) -> const std::string& { return n; });
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string quoted(Dialect dialect, const std::string& name) {
+  std::string out;
+  append_identifier(out, dialect, name);
+  return out;
+}
+
 }  // namespace
 
-PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const std::string& target_schema,
-                      const std::string& target_table, const TargetTable& described) {
+std::string natural_type(Dialect dialect, const ColumnInfo* info) {
+  const bool pg = dialect == Dialect::Postgres;
+  switch (info ? info->kind : ColumnKind::Unknown) {
+    case ColumnKind::Boolean: return pg ? "boolean" : "tinyint(1)";
+    case ColumnKind::Int16: return "smallint";
+    case ColumnKind::Int32: return pg ? "integer" : "int";
+    case ColumnKind::Int64: return "bigint";
+    case ColumnKind::UInt64: return pg ? "numeric" : "bigint unsigned";
+    case ColumnKind::Float32: return pg ? "real" : "float";
+    case ColumnKind::Float64: return pg ? "double precision" : "double";
+    case ColumnKind::Decimal: return pg ? "numeric" : "decimal(65,30)";
+    case ColumnKind::Bytes: return pg ? "bytea" : "longblob";
+    case ColumnKind::Date: return "date";
+    case ColumnKind::Time: return pg ? "time" : "time(6)";
+    case ColumnKind::Timestamp: return pg ? "timestamp" : "datetime(6)";
+    case ColumnKind::TimestampTz: return pg ? "timestamptz" : "datetime(6)";
+    case ColumnKind::Interval: return pg ? "interval" : "text";
+    case ColumnKind::Year: return pg ? "integer" : "int";
+    case ColumnKind::Json: return pg ? "jsonb" : "json";
+    case ColumnKind::Uuid: return pg ? "uuid" : "char(36)";
+    default: return pg ? "text" : "longtext";
+  }
+}
+
+TemplateResult parse_template(const std::string& sql, const TableSchema& source, Dialect dialect) {
+  TemplateResult out;
+  std::string checked;  // `sql` with every reference as a quoted stand-in the check knows as a column
+  std::vector<std::string> stand_ins;
+  std::string text;
+  for (size_t i = 0; i < sql.size();) {
+    const char c = sql[i];
+    if (c == '\'') {  // a string literal, '' inside
+      size_t end = i + 1;
+      while (end < sql.size()) {
+        if (sql[end] != '\'') {
+          ++end;
+        } else if (end + 1 < sql.size() && sql[end + 1] == '\'') {
+          end += 2;
+        } else {
+          ++end;
+          break;
+        }
+      }
+      text.append(sql, i, end - i);
+      checked.append(sql, i, end - i);
+      i = end;
+    } else if (c == ':' && i + 1 < sql.size() && sql[i + 1] == ':') {  // the :: cast
+      text += "::";
+      checked += "::";
+      i += 2;
+    } else if (c == ':' && i + 1 < sql.size() && word_char(sql[i + 1]) && (i == 0 || sql[i - 1] != ':')) {
+      size_t end = i + 1;
+      while (end < sql.size() && word_char(sql[end])) ++end;
+      const std::string name = sql.substr(i + 1, end - i - 1);
+      const auto column = source_column(source, name);
+      if (!column) {
+        out.error = ":" + name + " is not a column of the source table " + source.id.to_string();
+        return out;
+      }
+      out.sql.text.push_back(std::move(text));
+      text.clear();
+      out.sql.refs.push_back(*column);
+      stand_ins.push_back("tidemark_value_" + std::to_string(stand_ins.size()));
+      checked += quoted(dialect, stand_ins.back());
+      i = end;
+    } else {
+      text += c;
+      checked += c;
+      ++i;
+    }
+  }
+  out.sql.text.push_back(std::move(text));
+  const SqlDialect check_dialect{dialect == Dialect::Postgres ? '"' : '`', dialect == Dialect::Postgres, dialect == Dialect::MySql};
+  if (auto error = check_row_filter(checked, stand_ins, check_dialect)) {
+    out.error = "'" + sql.substr(0, 80) + "': " + *error + " (name source values as :column)";
+    out.sql = {};
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> target_of(const TableId& source, const TableMapping* mapping,
+                                              const std::string& default_schema) {
+  if (!mapping || mapping->target.empty()) return {default_schema, source.table};
+  const size_t dot = mapping->target.find('.');
+  if (dot == std::string::npos) return {default_schema, mapping->target};
+  return {mapping->target.substr(0, dot), mapping->target.substr(dot + 1)};
+}
+
+const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, const TableId& source) {
+  const std::string name = (source.schema.empty() ? source.database : source.schema) + "." + source.table;
+  for (const auto& m : mappings)
+    if (m.source == name) return &m;
+  return nullptr;
+}
+
+PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
+                      const std::string& target_schema, const std::string& target_table, const TargetTable& described) {
   PlanResult out;
   const std::string label = target_schema + "." + target_table;
-  const std::string from = "source table " + source->id.to_string() + " -> target table " + label;
+  const std::string from = "source table " + source->id.to_string() + " -> target table " + label + ": ";
+  std::vector<std::string> problems;
   if (described.columns.empty()) {
-    out.error = from + ": the target table does not exist; create it (sink.database does not create tables)";
+    out.error = from + "the target table does not exist; create it (sink.database does not create tables)";
     return out;
   }
-  if (described.primary_key.empty()) {
-    out.error = from + ": the target table has no primary key, which the sink needs to apply updates and deletes "
-                "and to make replays idempotent; add one";
-    return out;
-  }
+  if (described.primary_key.empty())
+    problems.push_back("the target table has no primary key, which the sink needs to apply updates and deletes and "
+                       "to make replays idempotent; add one");
   TablePlan plan;
   plan.source = source;
   plan.label = label;
-  append_identifier(plan.target, dialect, target_schema);
-  plan.target += '.';
-  append_identifier(plan.target, dialect, target_table);
-  std::vector<std::string> target_names;  // unquoted, parallel to plan.columns
-  for (size_t i = 0; i < source->columns.size(); ++i) {
-    const TargetColumn* column = find_column(described, source->columns[i]);
-    if (!column) {
-      out.error = from + ": the target table has no column " + source->columns[i] + "; add it to the target table";
-      return out;
+  plan.target = quoted(dialect, target_schema) + "." + quoted(dialect, target_table);
+  const auto target_column = [&](const std::string& name) {
+    return find_name(described.columns, name, [](const TargetColumn& c) -> const std::string& { return c.name; });
+  };
+  std::vector<std::string> target_names;  // unquoted, parallel to plan.values
+  const auto add_value = [&](const TargetColumn& column, std::optional<size_t> copied, SqlTemplate expression) {
+    plan.values.push_back(TargetValue{quoted(dialect, column.name), column.type, copied, std::move(expression)});
+    target_names.push_back(column.name);
+  };
+  if (!mapping || mapping->columns.empty()) {
+    for (size_t i = 0; i < source->columns.size(); ++i) {
+      const auto t = target_column(source->columns[i]);
+      if (!t) {
+        problems.push_back("the target table has no column " + source->columns[i] +
+                           "; add it to the target table, or list the columns to write in sink.database.tables");
+        continue;
+      }
+      if (described.columns[*t].generated) continue;  // computed by the target from the other columns
+      add_value(described.columns[*t], i, {});
     }
-    if (column->generated) continue;  // computed by the target from the other columns
-    plan.columns.push_back(i);
-    std::string quoted;
-    append_identifier(quoted, dialect, column->name);
-    plan.names.push_back(std::move(quoted));
-    plan.types.push_back(column->type);
-    target_names.push_back(column->name);
+  } else {
+    for (const auto& [name, value] : mapping->columns) {
+      const auto t = target_column(name);
+      if (!t) {
+        problems.push_back("columns: the target table has no column " + name);
+        continue;
+      }
+      if (described.columns[*t].generated) {
+        problems.push_back("columns: " + name + " is a generated column of the target table; it cannot be written");
+        continue;
+      }
+      if (const auto copied = source_column(*source, value)) {
+        add_value(described.columns[*t], *copied, {});
+        continue;
+      }
+      TemplateResult parsed = parse_template(value, *source, dialect);
+      if (!parsed.error.empty()) {
+        const bool plain_name = std::all_of(value.begin(), value.end(), word_char);
+        problems.push_back("columns: " + name + ": " +
+                           (plain_name ? value + " is not a column of the source table " + source->id.to_string()
+                                       : parsed.error));
+        continue;
+      }
+      add_value(described.columns[*t], std::nullopt, std::move(parsed.sql));
+    }
+  }
+  if (mapping && !mapping->where.empty()) {
+    TemplateResult parsed = parse_template(mapping->where, *source, dialect);
+    if (!parsed.error.empty()) problems.push_back("where: " + parsed.error);
+    else plan.filter = std::move(parsed.sql);
   }
   for (const auto& key_column : described.primary_key) {
     const auto it = std::find(target_names.begin(), target_names.end(), key_column);
-    if (it == target_names.end()) {
-      out.error = from + ": the target's primary key column " + key_column + " has no source column; the target's "
-                  "primary key must be made of columns the source writes";
-      return out;
+    if (it == target_names.end() || !plan.values[static_cast<size_t>(it - target_names.begin())].source) {
+      problems.push_back("the target's primary key column " + key_column + " must be copied from a source column " +
+                         "(the sink finds rows by it)");
+      continue;
     }
     const auto at = static_cast<size_t>(it - target_names.begin());
-    plan.key.push_back(plan.columns[at]);
-    plan.key_types.push_back(plan.types[at]);
+    plan.key.push_back(*plan.values[at].source);
+    plan.key_values.push_back(at);
   }
-  plan.insert_head = "INSERT INTO " + plan.target + " (";
-  for (size_t i = 0; i < plan.names.size(); ++i) plan.insert_head += (i ? ", " : "") + plan.names[i];
-  plan.insert_head += ") VALUES ";
+  if (!problems.empty()) {
+    for (const auto& p : problems) out.error += (out.error.empty() ? "" : "\n") + from + p;
+    return out;
+  }
+
+  std::string names;
+  for (size_t i = 0; i < plan.values.size(); ++i) names += (i ? ", " : "") + plan.values[i].name;
   std::vector<std::string> key_names;
-  for (const size_t k : plan.key)
-    for (size_t i = 0; i < plan.columns.size(); ++i)
-      if (plan.columns[i] == k) key_names.push_back(plan.names[i]);
-  if (key_names.size() == 1) {
-    plan.key_list = key_names[0];
-  } else {
-    plan.key_list = "(";
+  for (const size_t v : plan.key_values) key_names.push_back(plan.values[v].name);
+  plan.key_list = key_names.size() == 1 ? key_names[0] : "(";
+  if (key_names.size() > 1) {
     for (size_t i = 0; i < key_names.size(); ++i) plan.key_list += (i ? ", " : "") + key_names[i];
     plan.key_list += ")";
   }
+  plan.derived = !plan.filter.empty() ||
+                 std::any_of(plan.values.begin(), plan.values.end(), [](const TargetValue& v) { return !v.source; });
+  if (!plan.derived) {
+    plan.insert_head = "INSERT INTO " + plan.target + " (" + names + ") VALUES ";
+  } else {
+    // The source values the statement needs, each once: copied ones typed as their target column.
+    const auto carry = [&](size_t column, const std::string& type) {
+      if (std::find(plan.carried.begin(), plan.carried.end(), column) != plan.carried.end()) return;
+      plan.carried.push_back(column);
+      plan.carried_names.push_back(quoted(dialect, source->columns[column]));
+      plan.carried_types.push_back(type);
+    };
+    for (const auto& v : plan.values)
+      if (v.source) carry(*v.source, v.type);
+    const auto info = [&](size_t column) { return column < source->column_info.size() ? &source->column_info[column] : nullptr; };
+    for (const auto& v : plan.values)
+      for (const size_t r : v.expression.refs) carry(r, natural_type(dialect, info(r)));
+    for (const size_t r : plan.filter.refs) carry(r, natural_type(dialect, info(r)));
+    std::string select;
+    for (size_t i = 0; i < plan.values.size(); ++i) {
+      select += i ? ", " : "";
+      const TargetValue& v = plan.values[i];
+      if (v.source) {
+        select += "v." + quoted(dialect, source->columns[*v.source]);
+        continue;
+      }
+      for (size_t t = 0; t < v.expression.text.size(); ++t) {
+        select += v.expression.text[t];
+        if (t < v.expression.refs.size()) select += "v." + quoted(dialect, source->columns[v.expression.refs[t]]);
+      }
+    }
+    const bool pg = dialect == Dialect::Postgres;
+    for (size_t t = 0; t < plan.filter.text.size(); ++t) {
+      plan.filter_sql += plan.filter.text[t];
+      if (t < plan.filter.refs.size()) plan.filter_sql += "v." + quoted(dialect, source->columns[plan.filter.refs[t]]);
+    }
+    std::string carried_list;
+    for (size_t i = 0; i < plan.carried_names.size(); ++i) carried_list += (i ? ", " : "") + plan.carried_names[i];
+    const std::string rows_open = pg ? "(VALUES " : "(";
+    const std::string rows_close = pg ? ") AS v(" + carried_list + ")" : ") AS v";
+    plan.row_separator = pg ? ", " : " UNION ALL ";
+    plan.insert_head = "INSERT INTO " + plan.target + " (" + names + ") SELECT " + select + " FROM " + rows_open;
+    plan.insert_tail = rows_close + (plan.filter.empty() ? "" : " WHERE " + plan.filter_sql);
+    if (!plan.filter.empty()) {
+      std::string match;
+      for (size_t k = 0; k < plan.key.size(); ++k)
+        match += (k ? " AND " : "") + std::string("tt.") + plan.values[plan.key_values[k]].name + " = v." +
+                 quoted(dialect, source->columns[plan.key[k]]);
+      const std::string leaves = "NOT coalesce((" + plan.filter_sql + "), false)";
+      plan.leave_head = pg ? "DELETE FROM " + plan.target + " AS tt USING " + rows_open
+                           : "DELETE tt FROM " + plan.target + " AS tt JOIN " + rows_open;
+      plan.leave_tail = pg ? rows_close + " WHERE " + match + " AND " + leaves
+                           : rows_close + " ON " + match + " WHERE " + leaves;
+    }
+  }
   std::vector<std::string> set;
-  for (size_t i = 0; i < plan.names.size(); ++i) {
-    if (std::find(plan.key.begin(), plan.key.end(), plan.columns[i]) != plan.key.end()) continue;
-    set.push_back(dialect == Dialect::Postgres ? plan.names[i] + " = EXCLUDED." + plan.names[i]
-                                               : plan.names[i] + " = VALUES(" + plan.names[i] + ")");
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    if (std::find(plan.key_values.begin(), plan.key_values.end(), i) != plan.key_values.end()) continue;
+    const std::string& n = plan.values[i].name;
+    set.push_back(dialect == Dialect::Postgres ? n + " = EXCLUDED." + n : n + " = VALUES(" + n + ")");
   }
   if (dialect == Dialect::Postgres) {
     std::string conflict = "(";
@@ -108,6 +304,7 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const std::
     plan.upsert_tail = " ON DUPLICATE KEY UPDATE ";
   }
   for (size_t i = 0; i < set.size(); ++i) plan.upsert_tail += (i ? ", " : "") + set[i];
+  plan.insert_tail += plan.upsert_tail;
   out.plan = std::move(plan);
   return out;
 }

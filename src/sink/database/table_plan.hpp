@@ -1,39 +1,87 @@
 #pragma once
-// How the rows of one source table (one schema version) are written to its target table: which source
-// columns go to which target columns, the target's key, and the statement heads, built once per schema.
-// The statements themselves are built by StatementBatch.
+// How the rows of one source table (one schema version) are written to its target table: which target
+// columns are written, each copied from a source column or computed by the target from an SQL expression
+// over the source row, the row filter, and the target's key; built once per schema, checked against the
+// target's catalog. The statements themselves are built by the DatabaseSink.
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
 #include "sink/database/target_connection.hpp"
 #include "tidemark/change_event.hpp"
 
 namespace tidemark::dbsink {
 
+// SQL text with source values in it: text[0] value(refs[0]) text[1] ... value(refs[n-1]) text[n]. Written
+// `:column` in the configuration.
+struct SqlTemplate {
+  std::vector<std::string> text;
+  std::vector<size_t> refs;  // source column indexes
+  bool empty() const { return text.empty(); }
+};
+
+// Splits `sql` at its `:column` references (not inside '...' strings, not the `::` cast); the names must be
+// columns of `source`. Checked to be one expression of the allowed kind (db/row_filter.hpp): an error
+// sentence otherwise.
+struct TemplateResult {
+  SqlTemplate sql;
+  std::string error;
+};
+TemplateResult parse_template(const std::string& sql, const TableSchema& source, Dialect dialect);
+
+// One written target column.
+struct TargetValue {
+  std::string name;                 // quoted
+  std::string type;                 // the target's type (sql_values.hpp)
+  std::optional<size_t> source;     // copied from this source column
+  SqlTemplate expression;           // or computed from this
+};
+
 struct TablePlan {
   TableSchemaPtr source;  // holds the schema, so its address (the cache key) is never reused
   std::string target;     // qualified and quoted
   std::string label;      // schema.table, for messages
-  std::vector<size_t> columns;      // the source columns written, in order
-  std::vector<std::string> names;   // their target columns, quoted
-  std::vector<std::string> types;   // their target types (sql_values.hpp)
-  std::vector<size_t> key;          // the source columns of the target's primary key, in key order
-  std::vector<std::string> key_types;
-  std::string insert_head;  // INSERT INTO t (a, b) VALUES
-  std::string upsert_tail;  // ON CONFLICT (k) DO UPDATE SET ... / ON DUPLICATE KEY UPDATE ...
+  std::vector<TargetValue> values;
+  std::vector<size_t> key;              // the source columns copied into the target's primary key, in key order
+  std::vector<size_t> key_values;       // their indexes in `values`
+  SqlTemplate filter;                   // the mapping's where; empty: every row
+  // With expressions or a filter, rows pass through a derived table `v` of the source values they need:
+  bool derived = false;
+  std::vector<size_t> carried;            // the source columns in `v`, in order
+  std::vector<std::string> carried_names;  // quoted
+  std::vector<std::string> carried_types;  // the type each is written (and on PostgreSQL cast) as
+  std::string filter_sql;                  // the filter over v's columns
+  // An upsert is insert_head, rows (see DatabaseSink::append_row) joined by row_separator, insert_tail.
+  std::string insert_head;  // INSERT INTO t (a, b) VALUES   /   INSERT INTO t (a, b) SELECT <values> FROM (VALUES
+  std::string insert_tail;  // [) AS v(..) WHERE <filter>] ON CONFLICT (k) DO UPDATE SET ... / ON DUPLICATE KEY ...
+  std::string upsert_tail;  // ON CONFLICT ... / ON DUPLICATE KEY UPDATE ... alone
+  std::string row_separator = ", ";
+  // With a filter: the same rows delete the target rows whose new image the filter refuses (left the filter).
+  std::string leave_head;
+  std::string leave_tail;
   std::string key_list;     // (k1, k2) or k
 };
 
-// The plan of `source` into `target_table` (described by the target). A problem (no such table, a source
-// column the target lacks, no primary key, a key column the source lacks) is returned as a sentence that
-// names the fix.
 struct PlanResult {
   std::optional<TablePlan> plan;
   std::string error;
 };
-PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const std::string& target_schema,
-                      const std::string& target_table, const TargetTable& described);
+
+// The plan of `source` into `target_table`, as `mapping` says (null: column by column, same names). Every
+// problem (no such table or column on either side, no primary key, a key that is not copied, an expression
+// that is not allowed) is reported in `error`, one per line, each naming the fix.
+PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
+                      const std::string& target_schema, const std::string& target_table, const TargetTable& described);
+
+// Where `mapping` (may be null) sends `source`: the target schema (postgres) or database (mysql) and table.
+std::pair<std::string, std::string> target_of(const TableId& source, const TableMapping* mapping,
+                                              const std::string& default_schema);
+// The mapping of `source` in `mappings`, matched by "schema.table" (postgres) / "database.table" (mysql).
+const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, const TableId& source);
+
+// A type for source values in `v` that no target column gives one: the column kind's natural type.
+std::string natural_type(Dialect dialect, const ColumnInfo* info);
 
 }  // namespace tidemark::dbsink

@@ -20,7 +20,7 @@ std::string lower(std::string text) {
 
 class PostgresTarget final : public TargetConnection {
  public:
-  PostgresTarget(const DatabaseSinkConfig& config, std::string application)
+  PostgresTarget(const DatabaseEndpoint& config, std::string application)
       : config_(config), application_(std::move(application)) {}
 
   Dialect dialect() const override { return Dialect::Postgres; }
@@ -28,7 +28,8 @@ class PostgresTarget final : public TargetConnection {
   std::optional<TargetError> connect() override {
     conn_ = std::make_unique<pg::Connection>(config_, application_, pg::Connection::Mode::Normal);
     if (!conn_->ok()) return TargetError{TargetErrorKind::Connection, conn_->error()};
-    return std::nullopt;
+    // The literals of sql_values.hpp: a backslash in '...' is itself.
+    return execute("SET standard_conforming_strings = on");
   }
 
   std::optional<TargetError> execute(std::string_view script) override {
@@ -101,14 +102,14 @@ class PostgresTarget final : public TargetConnection {
     return {TargetErrorKind::Fatal, conn_->last_error() + (state.empty() ? "" : " (SQLSTATE " + state + ")")};
   }
 
-  const DatabaseSinkConfig& config_;
+  const DatabaseEndpoint& config_;
   std::string application_;
   std::unique_ptr<pg::Connection> conn_;
 };
 
 class MySqlTarget final : public TargetConnection {
  public:
-  explicit MySqlTarget(const DatabaseSinkConfig& config) : config_(config) {}
+  explicit MySqlTarget(const DatabaseEndpoint& config) : config_(config) {}
 
   Dialect dialect() const override { return Dialect::MySql; }
 
@@ -154,8 +155,8 @@ class MySqlTarget final : public TargetConnection {
 
   std::optional<TargetTable> describe(const std::string& database, const std::string& table, TargetError* error) override {
     const auto rows = query(
-        "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, c.EXTRA LIKE '%GENERATED%' OR c.EXTRA LIKE '%VIRTUAL%' OR "
-        "c.EXTRA LIKE '%PERSISTENT%' OR c.EXTRA LIKE '%STORED%', COALESCE(s.SEQ_IN_INDEX, 0) "
+        // A generation expression marks generated columns (EXTRA says DEFAULT_GENERATED for plain defaults).
+        "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, COALESCE(c.GENERATION_EXPRESSION, '') <> '', COALESCE(s.SEQ_IN_INDEX, 0) "
         "FROM information_schema.COLUMNS c LEFT JOIN information_schema.STATISTICS s ON s.TABLE_SCHEMA = c.TABLE_SCHEMA "
         "AND s.TABLE_NAME = c.TABLE_NAME AND s.COLUMN_NAME = c.COLUMN_NAME AND s.INDEX_NAME = 'PRIMARY' "
         "WHERE c.TABLE_SCHEMA = " + quote(database) + " AND c.TABLE_NAME = " + quote(table) +
@@ -196,13 +197,13 @@ class MySqlTarget final : public TargetConnection {
     }
   }
 
-  const DatabaseSinkConfig& config_;
+  const DatabaseEndpoint& config_;
   std::unique_ptr<mysql::MySqlConnection> conn_;
 };
 
 }  // namespace
 
-std::unique_ptr<TargetConnection> make_target_connection(const DatabaseSinkConfig& config, const std::string& application) {
+std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application) {
   if (config.type == "postgres") return std::make_unique<PostgresTarget>(config, application);
   return std::make_unique<MySqlTarget>(config);
 }

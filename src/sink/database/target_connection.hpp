@@ -59,7 +59,7 @@ class TargetConnection {
   virtual std::string quote(std::string_view text) = 0;
 };
 
-// A connection to config's target (sink.type postgres or mysql); `application` names it on the server.
-std::unique_ptr<TargetConnection> make_target_connection(const DatabaseSinkConfig& config, const std::string& application);
+// A connection to `config` (the sink's target, or the source for catalog checks); `application` names it.
+std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application);
 
 }  // namespace tidemark::dbsink
