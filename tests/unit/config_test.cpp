@@ -727,3 +727,46 @@ TEST(Config, TopicCreationGroupsLoadAndEachBadGroupNamesItsLine) {
 
 }  // namespace
 }  // namespace tidemark
+
+namespace tidemark {
+namespace {
+
+TEST(Config, DatabaseSinkMappingsLoadInFileOrderAndBadOnesNameTheirLine) {
+  const auto r = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: postgres\n  database:\n    user: app\n    database: crm\n"
+      "    tables:\n"                                                     // 9
+      "      - source: shop.legacy_customers\n"                           // 10
+      "        target: crm.modern_customers\n"
+      "        where: \":status <> 'deleted'\"\n"
+      "        columns:\n"
+      "          customer_id: id\n"
+      "          full_name: \"concat(:first_name, ' ', :last_name)\"\n"
+      "          source_system: \"'legacy'\"\n");
+  ASSERT_TRUE(r.ok()) << format_errors(r.errors);
+  const auto& db = r.config.sink.database;
+  EXPECT_EQ(db.type, "postgres");
+  EXPECT_EQ(db.port, 5432);
+  EXPECT_EQ(db.settings, "sink.database");
+  ASSERT_EQ(db.tables.size(), 1u);
+  EXPECT_EQ(db.tables[0].line, 10);
+  EXPECT_EQ(db.tables[0].target, "crm.modern_customers");
+  ASSERT_EQ(db.tables[0].columns.size(), 3u);
+  EXPECT_EQ(db.tables[0].columns[0], (std::pair<std::string, std::string>{"customer_id", "id"}));
+  EXPECT_EQ(db.tables[0].columns[2].second, "'legacy'");
+
+  const auto bad = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: mysql\n  database:\n"
+      "    tables:\n"                          // 7
+      "      - target: x\n"                    // 8: no source
+      "      - source: a.b\n"                  // 9
+      "        colums: {}\n");                 // 10: misspelled
+  EXPECT_FALSE(bad.ok());
+  const auto mapping = error_for(bad, "sink.database.tables");
+  ASSERT_TRUE(mapping);
+  EXPECT_NE(mapping->message.find("mapping at line 8: source: required"), std::string::npos) << mapping->message;
+  EXPECT_TRUE(error_for(bad, "sink.database.user")) << format_errors(bad.errors);
+  EXPECT_TRUE(error_for(bad, "sink.database.database")) << format_errors(bad.errors);
+}
+
+}  // namespace
+}  // namespace tidemark

@@ -119,7 +119,8 @@ TemplateResult parse_template(const std::string& sql, const TableSchema& source,
   out.sql.text.push_back(std::move(text));
   const SqlDialect check_dialect{dialect == Dialect::Postgres ? '"' : '`', dialect == Dialect::Postgres, dialect == Dialect::MySql};
   if (auto error = check_row_filter(checked, stand_ins, check_dialect)) {
-    out.error = "'" + sql.substr(0, 80) + "': " + *error + " (name source values as :column)";
+    const bool bare_name = error->find("column") != std::string::npos;
+    out.error = "'" + sql.substr(0, 80) + "': " + *error + (bare_name ? " (name source values as :column)" : "");
     out.sql = {};
   }
   return out;
