@@ -79,6 +79,16 @@ uint64_t chunks_applied(Database& target, const std::string& pipeline) {
   return s["current"].value("chunks", 0u);
 }
 
+// Waits until some chunks are applied, most not, then kills the daemon (-9) and starts it again after a
+// second in which the writers go on. False when the snapshot never got that far.
+bool kill_mid_snapshot(Database& source, Database& target) {
+  if (!wait_until([&] { return chunks_applied(target, source.daemon().name()) >= 10; }, 120s)) return false;
+  source.daemon().stop(SIGKILL);
+  std::this_thread::sleep_for(1s);
+  source.daemon().start();
+  return true;
+}
+
 // Waits (90 s at most) until the target equals the source; reports the first difference otherwise.
 void expect_target_equals_source(Database& source, Database& target, const std::string& table) {
   std::vector<std::string> expected;
@@ -127,11 +137,7 @@ TEST_P(DatabaseApply, TargetEqualsTheSourceAfterWritersRanDuringTheSnapshot) {
   ConcurrentWriters writers([&] { return source->session(); }, table, 4, param.seed, rows);
 
   if (param.kill) {
-    // Mid-snapshot: some chunks applied, most not.
-    ASSERT_TRUE(wait_until([&] { return chunks_applied(*target, pipeline) >= 10; }, 120s)) << source->daemon().stderr_text();
-    source->daemon().stop(SIGKILL);
-    std::this_thread::sleep_for(1s);  // the writers go on while the daemon is down
-    source->daemon().start();
+    ASSERT_TRUE(kill_mid_snapshot(*source, *target)) << source->daemon().stderr_text();
   }
   ASSERT_TRUE(wait_until([&] { return snapshot_applied(*target, pipeline); }, 240s)) << source->daemon().stderr_text();
   if (param.kill) {
@@ -220,10 +226,7 @@ TEST_P(DatabaseApplyMapping, TargetHoldsTheMappedRowsThatPassTheFilter) {
   ASSERT_TRUE(source->start()) << source->daemon().stderr_text();
   ConcurrentWriters writers([&] { return source->session(); }, table, 4, param.seed, rows);
   if (param.kill) {
-    ASSERT_TRUE(wait_until([&] { return chunks_applied(*target, pipeline) >= 10; }, 120s)) << source->daemon().stderr_text();
-    source->daemon().stop(SIGKILL);
-    std::this_thread::sleep_for(1s);
-    source->daemon().start();
+    ASSERT_TRUE(kill_mid_snapshot(*source, *target)) << source->daemon().stderr_text();
   }
   ASSERT_TRUE(wait_until([&] { return snapshot_applied(*target, pipeline); }, 240s)) << source->daemon().stderr_text();
   std::this_thread::sleep_for(1s);
