@@ -34,12 +34,14 @@
 #      target's stored position, timed from the process start until the position table's position reaches E;
 #      target and source must then agree (count, sum(a), sum(id)).
 #   5. Prints seconds, rows/s or changes/s, the ratio Tidemark / bulk peer (and Tidemark / sql peer), daemon peak
-#      RSS (VmHWM) and CPU seconds (/proc/<pid>/stat; µs per row or change), the warnings and errors of the daemon
-#      log, and a summary table. Exit 0 whether or not Tidemark is fast; non-zero only when it could not run.
+#      RSS (VmHWM) and CPU seconds (/proc/<pid>/stat; µs per row or change), the CPU the target and source servers
+#      spent over the same span (mariadbd; PostgreSQL's postmaster and its children, exited ones included), the
+#      warnings and errors of the daemon log, and a summary table. Exit 0 whether or not Tidemark is fast; non-zero
+#      only when it could not run.
 #   6. Drops everything it created (tables in both databases, slot, publication, its position-table rows; the
 #      position table too when it is then empty), also on failure.
 #
-# Environment: DBSINK_BENCH_ROWS (1000000), DBSINK_BENCH_TXNS (2000), DBSINK_BENCH_TXN_ROWS (100),
+# Environment: DBSINK_BENCH_ROWS (1000000), DBSINK_BENCH_TXNS (10000), DBSINK_BENCH_TXN_ROWS (100),
 # DBSINK_BENCH_BATCH (sink.database.batch_max_events; empty: the daemon's default, 5000), DBSINK_BENCH_CHUNK_SIZE
 # (snapshot.chunk_size; empty: the default, 1024), DBSINK_BENCH_SQL_PEER (1; 0 = the bulk peer only),
 # DBSINK_BENCH_ORDER (peer-first | tidemark-first), DBSINK_BENCH_PG_FSYNC (on: PostgreSQL runs with fsync = on during
@@ -58,7 +60,7 @@ ROOT="$(cd "$SCRIPT_DIR/.." && pwd -P)"
 cd "$ROOT"
 
 ROWS="${DBSINK_BENCH_ROWS:-1000000}"
-TXNS="${DBSINK_BENCH_TXNS:-2000}"
+TXNS="${DBSINK_BENCH_TXNS:-10000}"
 TXN_ROWS="${DBSINK_BENCH_TXN_ROWS:-100}"
 BATCH="${DBSINK_BENCH_BATCH:-}"
 CHUNK="${DBSINK_BENCH_CHUNK_SIZE:-}"
@@ -124,6 +126,24 @@ proc_ticks() {
     { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
     read -ra f <<<"${line##*) }"
     echo $((f[11] + f[12]))
+}
+PG_PID_FILE="$TIDEMARK_RUN_DIR/postgres/data/postmaster.pid"
+MY_PID_FILE="$TIDEMARK_RUN_DIR/mariadb/mariadbd.pid"
+# CPU ticks of a whole server: MariaDB's one process; PostgreSQL's postmaster with its children, live (ps --ppid)
+# and exited (the postmaster's cutime + cstime: backends of clients that have left).
+server_ticks() {
+    local pid line f total c
+    if [[ "$1" == mariadb ]]; then
+        pid="$(cat "$MY_PID_FILE" 2>/dev/null)" || { echo 0; return; }
+        proc_ticks "$pid"
+        return
+    fi
+    pid="$(head -n 1 "$PG_PID_FILE" 2>/dev/null)" || { echo 0; return; }
+    { read -r line <"/proc/$pid/stat"; } 2>/dev/null || { echo 0; return; }
+    read -ra f <<<"${line##*) }"
+    total=$((f[11] + f[12] + f[13] + f[14]))
+    for c in $(ps --ppid "$pid" -o pid= 2>/dev/null); do total=$((total + $(proc_ticks "$c"))); done
+    echo "$total"
 }
 secs() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e9 }'; }
 lsn_num() { local hi="${1%/*}" lo="${1#*/}"; echo $(((16#$hi << 32) + 16#$lo)); }
@@ -314,11 +334,10 @@ settle() {
     sleep 1
 }
 
-# One timed load of the exported rows into a fresh target table; prints nanoseconds. $1 target kind, $2 table,
-# $3 bulk|sql, $4 tsv, $5 sql script.
+# One timed load of the exported rows into a fresh target table (settled before); prints nanoseconds. $1 target
+# kind, $2 table, $3 bulk|sql, $4 tsv, $5 sql script.
 peer_load() {
     local t0 t1
-    settle "$1"
     t0="$(now_ns)"
     if [[ "$1" == postgres && "$3" == bulk ]]; then
         psql "$PG_CONNINFO" -X -v ON_ERROR_STOP=1 -q -c "COPY public.$2 (id, a, b, c, d) FROM STDIN WITH (NULL 'NULL')" <"$4" >/dev/null
@@ -373,6 +392,8 @@ source:
   password: \${TIDEMARK_PG_PASSWORD}
   database: $TIDEMARK_PG_DATABASE
   tables: [public.$table]
+  tls:
+    mode: disable
   postgres:
     slot: $name
     publication: $name
@@ -388,6 +409,8 @@ source:
   password: \${TIDEMARK_MYSQL_PASSWORD}
   database: $DB
   tables: [$DB.$table]
+  tls:
+    mode: disable
   mysql:
     server_id: $((20000 + $$ % 10000))
 EOF
@@ -435,10 +458,13 @@ EOF
 
 # Starts the daemon and polls the target's position table until `done_check` (a function of position and state)
 # holds. Sets run_ns (process start -> done), first_ns (start -> the pipeline's first row in the position table),
-# hwm_kb (VmHWM), cpu_ticks (the daemon's user + system CPU) and last_state; stops the daemon.
-run_daemon_until() {  # config log target-kind pipeline done_check label
-    local config="$1" logf="$2" dst="$3" name="$4" check="$5" label="$6"
-    local t0 i row position state deadline
+# hwm_kb (VmHWM), cpu_ticks (the daemon's user + system CPU), src_ticks / dst_ticks (the source and target
+# servers' CPU over the same span) and last_state; stops the daemon.
+run_daemon_until() {  # config log source-kind target-kind pipeline done_check label
+    local config="$1" logf="$2" src="$3" dst="$4" name="$5" check="$6" label="$7"
+    local t0 i row position="" state="" deadline s0 d0
+    s0="$(server_ticks "$src")"
+    d0="$(server_ticks "$dst")"
     t0="$(now_ns)"
     "$TIDEMARK_BIN" run --config "$config" >>"$logf" 2>&1 &
     daemon_pid=$!
@@ -462,6 +488,8 @@ run_daemon_until() {  # config log target-kind pipeline done_check label
     run_ns=$(($(now_ns) - t0))
     hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status")"
     cpu_ticks="$(proc_ticks "$daemon_pid")"
+    src_ticks=$(($(server_ticks "$src") - s0))
+    dst_ticks=$(($(server_ticks "$dst") - d0))
     last_state="$state"
     stop_daemon
 }
@@ -474,12 +502,24 @@ END_MARK=""
 SRC_KIND=""
 caught_up() { position_reached "$SRC_KIND" "$1" "$END_MARK"; }
 
-# Warnings and errors of a daemon log: "count<TAB>first lines".
+# The daemon log's warnings and errors: their count on the first line, then the first five (shortened).
 log_problems() {
-    local n
-    n="$(grep -ciE '\b(warn|warning|error|critical|fatal)\b' "$1" || true)"
-    printf '%s\n' "$n"
+    grep -ciE '\b(warn|warning|error|critical|fatal)\b' "$1" || true
     grep -iE '\b(warn|warning|error|critical|fatal)\b' "$1" | head -n 5 | cut -c1-240 | sed 's/^/      /' || true
+}
+
+# One line of a report table: label ns count ratio rss_kb daemon_ticks target_ticks source_ticks mismatch(0|1)
+# ("-" for what does not apply). Rates are per row or change; CPU also in µs per row or change.
+report_line() {
+    awk -v l="$1" -v n="$2" -v c="$3" -v r="$4" -v m="$5" -v dt="$6" -v tt="$7" -v st="$8" -v bad="$9" -v h="$CLK_TCK" '
+        function cpu(t) { return (t == "-") ? "-" : sprintf("%.1f (%.1f)", t / h, t / h / c * 1e6) }
+        BEGIN {
+            printf "  %-58s %7.2f %9.0f %6s %9s %13s %13s %13s%s\n", l, n / 1e9, c / (n / 1e9), r,
+                (m == "-" ? "-" : sprintf("%.1f MB", m / 1024)), cpu(dt), cpu(tt), cpu(st), (bad == 1 ? "  <- MISMATCH" : "")
+        }'
+}
+report_head() {
+    printf "  %-58s %7s %9s %6s %9s %13s %13s %13s\n" "$1" seconds "$2/s" ratio "peak RSS" "daemon CPU" "target CPU" "source CPU"
 }
 
 # ---------------------------------------------------------------------------- one direction
@@ -506,45 +546,54 @@ bench_direction() {
     local src_digest
     src_digest="$(digest "$src" "$table")"
 
-    # (a) peers
-    local bulk_ns="" sql_ns="" export_ns="" peer_bulk_ok=1 peer_sql_ok=1
+    # (a) the peers: export (not timed), then each load into a fresh table of the target, timed
+    local bulk_ns="" sql_ns="" export_ns="" bulk_cpu="-" sql_cpu="-" bulk_bad=0 sql_bad=0
     run_peers() {
+        local peer got d0
         log "(a) exporting the rows from $src (not timed)"
         t0="$(now_ns)"
         export_rows "$src" "$table" "$tsv"
         export_ns=$(($(now_ns) - t0))
         log "(a) exported $(wc -l <"$tsv") rows, $(du -m "$tsv" | cut -f1) MB, in $(secs "$export_ns") s"
-        local peer="${table}_bulk" got
+        peer="${table}_bulk"
         create_table "$dst" "$peer"
+        settle "$dst"
         log "(a) peer: bulk load into $dst ($([[ $dst == postgres ]] && echo 'COPY FROM STDIN' || echo 'LOAD DATA LOCAL INFILE'))"
+        d0="$(server_ticks "$dst")"
         bulk_ns="$(peer_load "$dst" "$peer" bulk "$tsv" "")"
+        sleep 0.2  # the backend is reaped
+        bulk_cpu=$(($(server_ticks "$dst") - d0))
         got="$(digest "$dst" "$peer")"
-        [[ "$got" == "$src_digest" ]] || { peer_bulk_ok=0; log "WARNING: the bulk peer's table differs: $got, source $src_digest"; }
+        [[ "$got" == "$src_digest" ]] || { bulk_bad=1; log "WARNING: the bulk peer's table holds $got, the source $src_digest"; }
         log "(a) bulk load: $(secs "$bulk_ns") s"
         sql_in "$dst" "DROP TABLE $([[ $dst == postgres ]] && echo "public.$peer" || echo "\`$peer\`")"
         if [[ "$SQL_PEER" == 1 ]]; then
             peer="${table}_sql"
             write_sql_peer "$dst" "$peer" "$tsv" "$sqlf"
             create_table "$dst" "$peer"
+            settle "$dst"
             log "(a) peer: multi-row upserts through the $dst client ($(du -m "$sqlf" | cut -f1) MB of SQL)"
+            d0="$(server_ticks "$dst")"
             sql_ns="$(peer_load "$dst" "$peer" sql "$tsv" "$sqlf")"
+            sleep 0.2
+            sql_cpu=$(($(server_ticks "$dst") - d0))
             got="$(digest "$dst" "$peer")"
-            [[ "$got" == "$src_digest" ]] || { peer_sql_ok=0; log "WARNING: the sql peer's table differs: $got, source $src_digest"; }
+            [[ "$got" == "$src_digest" ]] || { sql_bad=1; log "WARNING: the sql peer's table holds $got, the source $src_digest"; }
             log "(a) multi-row upserts: $(secs "$sql_ns") s"
             sql_in "$dst" "DROP TABLE $([[ $dst == postgres ]] && echo "public.$peer" || echo "\`$peer\`")"
             rm -f "$sqlf"
         fi
         [[ "${DBSINK_BENCH_KEEP:-0}" == 1 ]] || rm -f "$tsv"
     }
-    local snap_ns snap_first snap_hwm snap_cpu snap_ok=1 got
+    local snap_ns snap_first snap_hwm snap_cpu snap_src snap_dst snap_bad=0 got
     run_tidemark_snapshot() {
         write_config "$src" "$dst" "$name" "$table" "$config"
         settle "$dst"
         log "(a) tidemark: initial snapshot of $src.$table into $dst, until the position table says done"
-        run_daemon_until "$config" "$snap_log" "$dst" "$name" snapshot_done "$short snapshot"
-        snap_ns=$run_ns snap_first=$first_ns snap_hwm=$hwm_kb snap_cpu=$cpu_ticks
+        run_daemon_until "$config" "$snap_log" "$src" "$dst" "$name" snapshot_done "$short snapshot"
+        snap_ns=$run_ns snap_first=$first_ns snap_hwm=$hwm_kb snap_cpu=$cpu_ticks snap_src=$src_ticks snap_dst=$dst_ticks
         got="$(digest "$dst" "$table")"
-        [[ "$got" == "$src_digest" ]] || { snap_ok=0; log "WARNING: after the snapshot the target holds $got, the source $src_digest"; }
+        [[ "$got" == "$src_digest" ]] || { snap_bad=1; log "WARNING: after the snapshot the target holds $got, the source $src_digest"; }
         log "(a) tidemark: $(secs "$snap_ns") s (first position row after $(secs "${snap_first:-0}") s), peak RSS $((snap_hwm / 1024)) MB; state: $last_state"
     }
     if [[ "$ORDER" == peer-first ]]; then run_peers; run_tidemark_snapshot; else run_tidemark_snapshot; run_peers; fi
@@ -564,12 +613,13 @@ bench_direction() {
     fi
     w_ns=$(($(now_ns) - t0))
     src_digest="$(digest "$src" "$table")"
+    settle "$dst"
     log "(b) backlog written in $(secs "$w_ns") s; tidemark: from the target's position until it reaches the end mark"
-    local stream_ns stream_hwm stream_cpu stream_ok=1
-    run_daemon_until "$config" "$stream_log" "$dst" "$name" caught_up "$short streaming"
-    stream_ns=$run_ns stream_hwm=$hwm_kb stream_cpu=$cpu_ticks
+    local stream_ns stream_hwm stream_cpu stream_src stream_dst stream_bad=0
+    run_daemon_until "$config" "$stream_log" "$src" "$dst" "$name" caught_up "$short streaming"
+    stream_ns=$run_ns stream_hwm=$hwm_kb stream_cpu=$cpu_ticks stream_src=$src_ticks stream_dst=$dst_ticks
     got="$(digest "$dst" "$table")"
-    [[ "$got" == "$src_digest" ]] || { stream_ok=0; log "WARNING: after streaming the target holds $got, the source $src_digest"; }
+    [[ "$got" == "$src_digest" ]] || { stream_bad=1; log "WARNING: after streaming the target holds $got, the source $src_digest"; }
     log "(b) tidemark: $(secs "$stream_ns") s, peak RSS $((stream_hwm / 1024)) MB"
 
     # Drop this direction's tables now (disk and buffer pools for the next direction); cleanup drops the rest.
@@ -577,41 +627,38 @@ bench_direction() {
     sql_in "$dst" "DROP TABLE $([[ $dst == postgres ]] && echo "public.$table" || echo "\`$table\`")" >/dev/null
 
     # ------------------------------------------------------------------------ report
-    local bulk_tool sql_tool
-    if [[ "$dst" == postgres ]]; then bulk_tool="psql COPY FROM STDIN"; sql_tool="psql, multi-row INSERT ON CONFLICT"
-    else bulk_tool="mariadb LOAD DATA LOCAL INFILE"; sql_tool="mariadb, multi-row INSERT ON DUPLICATE KEY"; fi
+    local bulk_tool sql_tool bulk_rate ratio sql_ratio=""
+    if [[ "$dst" == postgres ]]; then bulk_tool="psql COPY FROM STDIN"; sql_tool="psql -f: INSERT ... ON CONFLICT DO UPDATE"
+    else bulk_tool="mariadb LOAD DATA LOCAL INFILE"; sql_tool="mariadb <: INSERT ... ON DUPLICATE KEY UPDATE"; fi
+    ratio="$(awk -v a="$bulk_ns" -v b="$snap_ns" 'BEGIN { printf "%.2f", a / b }')"  # rates: rows/b over rows/a
+    [[ -z "$sql_ns" ]] || sql_ratio="$(awk -v a="$sql_ns" -v b="$snap_ns" 'BEGIN { printf "%.2f", a / b }')"
     {
         echo
         echo "== $src -> $dst: $ROWS rows of ~110 bytes (id bigint PK, a int, b varchar(100), c double, d timestamp); $(nproc) cores shared with both servers; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-        awk -v rows="$ROWS" -v bn="${bulk_ns:-0}" -v sn="${sql_ns:-0}" -v tn="$snap_ns" -v hwm="$snap_hwm" -v cpu="$snap_cpu" -v h="$CLK_TCK" \
-            -v en="$export_ns" -v bt="$bulk_tool" -v st="$sql_tool" -v bok="$peer_bulk_ok" -v sok="$peer_sql_ok" -v tok="$snap_ok" \
-            -v txn="$PEER_TXN_ROWS" -v fn="${snap_first:-0}" 'BEGIN {
-            br = rows / (bn / 1e9); tr = rows / (tn / 1e9)
-            printf "(a) initial snapshot (export from the source for the peers: %.2f s, not counted)\n", en / 1e9
-            printf "  %-52s %8s %10s %7s %9s %12s\n", "", "seconds", "rows/s", "ratio", "peak RSS", "CPU s (us/row)"
-            printf "  %-52s %8.2f %10.0f %7s %9s %12s%s\n", "peer: " bt, bn / 1e9, br, "1.00", "-", "-", (bok ? "" : "  <- MISMATCH")
-            if (sn > 0) printf "  %-52s %8.2f %10.0f %7.2f %9s %12s%s\n", "peer: " st " (" txn "/tx)", sn / 1e9, rows / (sn / 1e9), (rows / (sn / 1e9)) / br, "-", "-", (sok ? "" : "  <- MISMATCH")
-            printf "  %-52s %8.2f %10.0f %7.2f %6.1f MB %5.1f (%.1f)%s\n", "tidemark (start -> snapshot done in the target)", tn / 1e9, tr, tr / br, hwm / 1024, cpu / h, cpu / h / rows * 1e6, (tok ? "" : "  <- MISMATCH")
-            if (sn > 0) printf "  tidemark / sql peer: %.2f\n", tr / (rows / (sn / 1e9))
-            printf "  tidemark: the first position-table row %.2f s after the start\n", fn / 1e9
-        }'
-        awk -v m="$TXNS" -v k="$TXN_ROWS" -v c="$changes" -v wn="$w_ns" -v tn="$stream_ns" -v hwm="$stream_hwm" -v cpu="$stream_cpu" \
-            -v h="$CLK_TCK" -v ok="$stream_ok" 'BEGIN {
-            printf "(b) streaming: %d transactions of %d rows (inserts and updates alternately) = %d changes, written in %.2f s (%.0f changes/s at the source)\n", m, k, c, wn / 1e9, c / (wn / 1e9)
-            printf "  %-52s %8.2f %10.0f %7s %6.1f MB %5.1f (%.1f)%s\n", "tidemark (start -> position reaches the end)", tn / 1e9, c / (tn / 1e9), "", hwm / 1024, cpu / h, cpu / h / c * 1e6, (ok ? "" : "  <- MISMATCH")
-            printf "  (changes/s; CPU in us/change)\n"
-        }'
-        printf "  daemon log, snapshot: %s warnings/errors\n" "$(log_problems "$snap_log" | head -n 1)"
+        echo "(a) initial snapshot; the peers load the rows exported from the source ($(secs "$export_ns") s, not counted); CPU s (us/row)"
+        report_head "" rows
+        report_line "peer: $bulk_tool" "$bulk_ns" "$ROWS" 1.00 - - "$bulk_cpu" - "$bulk_bad"
+        [[ -z "$sql_ns" ]] || report_line "peer: $sql_tool, $PEER_TXN_ROWS rows/tx" "$sql_ns" "$ROWS" \
+            "$(awk -v a="$bulk_ns" -v b="$sql_ns" 'BEGIN { printf "%.2f", a / b }')" - - "$sql_cpu" - "$sql_bad"
+        report_line "tidemark: start -> snapshot done in the target" "$snap_ns" "$ROWS" "$ratio" "$snap_hwm" "$snap_cpu" "$snap_dst" "$snap_src" "$snap_bad"
+        echo "  ratio = rows/s over the bulk peer's; tidemark / sql peer ${sql_ratio:--}; tidemark's first position-table row $(secs "${snap_first:-0}") s after its start"
+        echo "(b) streaming: $TXNS transactions of $TXN_ROWS rows (inserts and updates alternately) = $changes changes, written in $(secs "$w_ns") s ($(awk -v c="$changes" -v n="$w_ns" 'BEGIN { printf "%.0f", c / (n / 1e9) }') changes/s at the source, not counted); CPU s (us/change)"
+        report_head "" changes
+        report_line "tidemark: start -> its position reaches the end mark" "$stream_ns" "$changes" - "$stream_hwm" "$stream_cpu" "$stream_dst" "$stream_src" "$stream_bad"
+        echo "  daemon log, snapshot run: $(log_problems "$snap_log" | head -n 1) warnings/errors"
         log_problems "$snap_log" | tail -n +2
-        printf "  daemon log, streaming: %s warnings/errors\n" "$(log_problems "$stream_log" | head -n 1)"
+        echo "  daemon log, streaming run: $(log_problems "$stream_log" | head -n 1) warnings/errors"
         log_problems "$stream_log" | tail -n +2
     } | tee -a "$WORK/report.txt"
-    # direction rows bulk_rows/s sql_rows/s tidemark_rows/s ratio_bulk ratio_sql snap_rss snap_cpu_us changes/s stream_cpu_us stream_rss
-    awk -v d="$src -> $dst" -v rows="$ROWS" -v bn="${bulk_ns:-0}" -v sn="${sql_ns:-0}" -v tn="$snap_ns" -v sh="$snap_hwm" -v sc="$snap_cpu" \
-        -v c="$changes" -v stn="$stream_ns" -v sth="$stream_hwm" -v stc="$stream_cpu" -v h="$CLK_TCK" 'BEGIN {
-        br = rows / (bn / 1e9); sr = (sn > 0) ? rows / (sn / 1e9) : 0; tr = rows / (tn / 1e9)
-        printf "%s\t%.0f\t%s\t%.0f\t%.2f\t%s\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\n", d, br, (sr > 0 ? sprintf("%.0f", sr) : "-"), tr, tr / br,
-            (sr > 0 ? sprintf("%.2f", tr / sr) : "-"), sh / 1024, sc / h / rows * 1e6, c / (stn / 1e9), stc / h / c * 1e6, sth / 1024
+    bulk_rate="$(awk -v r="$ROWS" -v n="$bulk_ns" 'BEGIN { printf "%.0f", r / (n / 1e9) }')"
+    # direction, bulk rows/s, sql rows/s, tidemark rows/s, /bulk, /sql, RSS MB, daemon us/row, target us/row,
+    # changes/s, daemon us/change, target us/change, RSS MB, any mismatch
+    awk -v d="$src -> $dst" -v rows="$ROWS" -v br="$bulk_rate" -v sn="${sql_ns:-0}" -v tn="$snap_ns" -v r="$ratio" -v sr="${sql_ratio:--}" \
+        -v sh="$snap_hwm" -v sc="$snap_cpu" -v sd="$snap_dst" -v c="$changes" -v stn="$stream_ns" -v sth="$stream_hwm" \
+        -v stc="$stream_cpu" -v std="$stream_dst" -v h="$CLK_TCK" -v bad="$((bulk_bad + sql_bad + snap_bad + stream_bad))" 'BEGIN {
+        printf "%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\n", d, br, (sn > 0 ? sprintf("%.0f", rows / (sn / 1e9)) : "-"),
+            rows / (tn / 1e9), r, sr, sh / 1024, sc / h / rows * 1e6, sd / h / rows * 1e6, c / (stn / 1e9), stc / h / c * 1e6,
+            std / h / c * 1e6, sth / 1024, (bad > 0 ? "MISMATCH" : "ok")
     }' >>"$SUMMARY"
 }
 
@@ -623,17 +670,21 @@ if [[ "${DBSINK_BENCH_PG_FSYNC:-on}" == on && "$(pg -c "SHOW fsync")" == off ]];
     pg_fsync_set=1
     sleep 0.5
 fi
-log "run $RUN in $WORK: PostgreSQL fsync = $(pg -c "SHOW fsync"), synchronous_commit = $(pg -c "SHOW synchronous_commit"); MariaDB innodb_flush_log_at_trx_commit = $(my -e "SELECT @@innodb_flush_log_at_trx_commit"), innodb_buffer_pool_size = $(($(my -e "SELECT @@innodb_buffer_pool_size") / 1048576)) MB; order $ORDER"
+SETTINGS="PostgreSQL fsync = $(pg -c "SHOW fsync"), synchronous_commit = $(pg -c "SHOW synchronous_commit"), shared_buffers = $(pg -c "SHOW shared_buffers"); MariaDB innodb_flush_log_at_trx_commit = $(my -e "SELECT @@innodb_flush_log_at_trx_commit"), innodb_buffer_pool_size = $(($(my -e "SELECT @@innodb_buffer_pool_size") / 1048576))MB, binlog on"
+log "run $RUN in $WORK: $SETTINGS; order $ORDER"
 for d in "${DIRECTIONS[@]}"; do
     bench_direction "$d"
 done
 restore_settings
 
 echo
-echo "==================== summary ($ROWS rows; streaming $((TXNS * TXN_ROWS)) changes in $TXNS transactions; sink batch_max_events ${BATCH:-5000 (default)}, snapshot.chunk_size ${CHUNK:-1024 (default)}; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "==================== summary: $ROWS rows; streaming $((TXNS * TXN_ROWS)) changes in $TXNS transactions; batch_max_events ${BATCH:-5000 (default)}, snapshot.chunk_size ${CHUNK:-1024 (default)}; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$SETTINGS"
 awk -F'\t' 'BEGIN {
-    printf "%-22s %12s %12s %14s %8s %8s %10s %12s %14s %12s %10s\n", "direction", "bulk rows/s", "sql rows/s", "tidemark rows/s",
-        "/bulk", "/sql", "RSS MB", "CPU us/row", "stream chg/s", "CPU us/chg", "RSS MB"
+    printf "%-20s | %9s %9s %9s %6s %6s %7s %9s %9s | %9s %9s %9s %7s | %s\n", "", "snapshot:", "", "", "", "", "", "", "", "stream:", "", "", "", ""
+    printf "%-20s | %9s %9s %9s %6s %6s %7s %9s %9s | %9s %9s %9s %7s | %s\n", "direction", "bulk r/s", "sql r/s", "tm r/s",
+        "/bulk", "/sql", "RSS MB", "d us/row", "t us/row", "chg/s", "d us/chg", "t us/chg", "RSS MB", "check"
 }
-{ printf "%-22s %12s %12s %14s %8s %8s %10s %12s %14s %12s %10s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$SUMMARY"
-echo "(bulk: COPY FROM STDIN / LOAD DATA LOCAL INFILE; sql: the same multi-row upserts through the target's client, $PEER_TXN_ROWS rows per transaction; RSS and CPU: the daemon's)"
+{ printf "%-20s | %9s %9s %9s %6s %6s %7s %9s %9s | %9s %9s %9s %7s | %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 }' "$SUMMARY"
+echo "(bulk: COPY FROM STDIN / LOAD DATA LOCAL INFILE; sql: the same multi-row upserts through the target's client, $PEER_TXN_ROWS rows per"
+echo " transaction; tm: tidemark; RSS: the daemon's peak; d / t us: CPU of the daemon / of the target server per row or change)"
