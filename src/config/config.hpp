@@ -109,6 +109,12 @@ struct TableMapping {
   // Target column -> source column name or SQL expression, in the file's order. Empty: every source column
   // into the target column of the same name.
   std::vector<std::pair<std::string, std::string>> columns;
+  // The target generates its own single-column key (identity, serial, AUTO_INCREMENT, a default): the key
+  // is not written, and the id map (sink.database.id_map_table) pairs each source key with the target's.
+  bool generated_key = false;
+  // Target column -> the mapped source table ("schema.table") whose key the copied source value is: the
+  // value written is that row's target key, looked up in the id map.
+  std::map<std::string, std::string> references;
   int line = 0;  // where the mapping starts in the file, for messages
   bool operator==(const TableMapping&) const = default;
 };
@@ -121,6 +127,7 @@ struct DatabaseSinkConfig : DatabaseEndpoint {
   int64_t batch_max_events = 0;      // events per target transaction, at most (whole source transactions)
   std::string truncate;              // apply | ignore
   std::string position_table;        // the table holding the applied position, in the target
+  std::string id_map_table;          // source key <-> target key of tables with generated keys, in the target
   int64_t retry_max_ms = 0;          // how long a lost target connection is retried before the daemon stops
   std::vector<TableMapping> tables;  // tables not listed go to the target table of the same name
 };

@@ -164,16 +164,48 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
             mapping.columns.emplace_back(column.first.Scalar(), std::move(value));
           }
         }
+      } else if (key == "generated_key") {
+        if (!field.second.IsScalar() || (field.second.Scalar() != "true" && field.second.Scalar() != "false"))
+          e = "expected true or false";
+        else
+          mapping.generated_key = field.second.Scalar() == "true";
+      } else if (key == "references") {
+        if (!field.second.IsMap()) {
+          e = "expected a map of target columns to the mapped source table their value is a key of";
+        } else {
+          for (const auto& column : field.second) {
+            std::string value;
+            if (auto bad = read_scalar(column.second, env, value)) {
+              e = "'" + column.first.Scalar() + "': " + *bad;
+              break;
+            }
+            if (value.find('.') == std::string::npos) {
+              e = "'" + column.first.Scalar() + "': name the referenced source table as schema.table or database.table";
+              break;
+            }
+            mapping.references[column.first.Scalar()] = std::move(value);
+          }
+        }
       } else {
-        e = "unknown key (a mapping has source, target, where, columns)";
+        e = "unknown key (a mapping has source, target, where, columns, generated_key, references)";
       }
       if (e) return where + key + ": " + *e;
     }
     if (mapping.source.empty()) return where + "source: required (a captured table, as source.tables names it)";
+    if (mapping.generated_key && !mapping.where.empty())
+      return where + "where: not supported together with generated_key (the id map would keep rows that left the filter)";
     for (const auto& other : out)
       if (other.source == mapping.source) return where + "source: " + mapping.source + " is mapped twice (also at line " + std::to_string(other.line) + ")";
     out.push_back(std::move(mapping));
   }
+  for (const auto& mapping : out)
+    for (const auto& [column, table] : mapping.references) {
+      const bool mapped = std::any_of(out.begin(), out.end(),
+                                      [&](const TableMapping& m) { return m.source == table && m.generated_key; });
+      if (!mapped)
+        return "mapping at line " + std::to_string(mapping.line) + ": references: " + column + ": " + table +
+               " has no mapping with generated_key: true in this list (only those tables have id map entries)";
+    }
   return std::nullopt;
 }
 
@@ -217,6 +249,8 @@ std::string render_value(const std::vector<TableMapping>& v) {
       for (size_t c = 0; c < m.columns.size(); ++c) out += (c ? ", " : "") + m.columns[c].first + ": " + m.columns[c].second;
       out += "}";
     }
+    if (m.generated_key) out += ", generated_key: true";
+    if (!m.references.empty()) out += ", references: " + render_value(m.references);
     out += "}";
   }
   return out + "]";
@@ -504,13 +538,19 @@ std::vector<Setting> build_table() {
       "Table in the target holding each pipeline's applied source position and snapshot state, written in the same "
       "transaction as the changes it covers (exactly-once); created when missing.")
       .byDefault("tidemark_apply_position").validate(logical_name),
+    property<std::string>("sink.database.id_map_table", [](Config& c) -> auto& { return c.sink.database.id_map_table; },
+      "Table in the target pairing source keys with the keys the target generated, for mappings with generated_key; "
+      "written in the same transaction as the rows, read to translate references; created when a mapping needs it.")
+      .byDefault("tidemark_id_map").validate(logical_name),
     property<std::vector<TableMapping>>("sink.database.tables", [](Config& c) -> auto& { return c.sink.database.tables; },
       "How source tables are written into the target: a list of maps with source (a captured table, as in "
       "source.tables), target (the target table: name, schema.name or database.name; default the source's name), where "
       "(a condition over the source row, in the target's SQL: rows for which it is not true are kept out of the target, "
       "and leave it when an update makes it false) and columns (target column: a source column to copy, or an SQL "
       "expression the target evaluates over the source row, naming source values as :column, e.g. "
-      "full_name: \"concat(:first_name, ' ', :last_name)\", source: \"'legacy'\"; only the listed columns are written). "
+      "full_name: \"concat(:first_name, ' ', :last_name)\", source: \"'legacy'\"; only the listed columns are written), "
+      "generated_key (true: the target generates its one-column key, the id map pairs it with the source key) and "
+      "references (target column: the mapped source table whose key it holds, translated through the id map). "
       "Tables not listed go to the target table of the same name, column by column. Checked against both databases at "
       "start (docs/database-sink.md).")
       .byDefault({}),

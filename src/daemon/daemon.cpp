@@ -154,7 +154,9 @@ class Pipeline {
       SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
       if (!outcome.ok) record_fatal(outcome.error);
     });
-    if (snapshots_) snapshots_->start([this](const std::string& error) { record_fatal(error); });
+    if (snapshots_)
+      snapshots_->start([this] { return source_->connected() || fatal_error().has_value(); },
+                        [this](const std::string& error) { record_fatal(error); });
     if (config_.heartbeat.interval_ms > 0 && !config_.heartbeat.action_query.empty()) {
       action_thread_ = std::jthread([this](std::stop_token stop) {
         run_action_query_loop(std::chrono::milliseconds(config_.heartbeat.interval_ms), config_.heartbeat.action_query, stop);

@@ -1,8 +1,10 @@
 #include "daemon/preflight.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "sink/database/database_sink.hpp"
+#include "sink/database/id_map.hpp"
 #include "sink/database/mapping_check.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/record_sink.hpp"
@@ -85,7 +87,19 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
       out.state = PersistedState{config.name, config.source.type, applied->position, applied->extensions};
     }
   }
-  if (!unreachable && !config.sink.database.tables.empty()) check_mappings(config, *target, out);
+  const auto& mappings = config.sink.database.tables;
+  const bool id_map_needed = std::any_of(mappings.begin(), mappings.end(),
+                                         [](const TableMapping& m) { return m.generated_key || !m.references.empty(); });
+  if (!unreachable && id_map_needed) {
+    const dbsink::IdMapTable id_map(config.sink.database, config.name);
+    bool exists = false;
+    if (auto failed = id_map.ensure(*target, mode == PreflightMode::Run, exists))
+      out.problems.push_back("sink.database: cannot create the id map table " + id_map.label() + ": " + failed->message +
+                             "; grant CREATE on it to sink.database.user, or create it:\n  " + id_map.create_statement());
+    else if (!exists)
+      out.warnings.push_back("created at start: the id map table " + id_map.label());
+  }
+  if (!unreachable && !mappings.empty()) check_mappings(config, *target, out);
   out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
   out.sink = std::make_unique<dbsink::DatabaseSink>(config, *out.tracker, std::move(target),
                                                      out.state ? out.state->extensions : nlohmann::json::object());

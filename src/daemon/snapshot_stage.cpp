@@ -1,7 +1,11 @@
 #include "daemon/snapshot_stage.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <spdlog/spdlog.h>
 
+#include "sink/database/table_plan.hpp"
 #include "snapshot/control_tables.hpp"
 
 namespace tidemark {
@@ -17,6 +21,8 @@ std::unique_ptr<SnapshotStage> SnapshotStage::create(const Config& config, bool 
       spdlog::error("initial snapshot: cannot list the captured tables: {}", tables.error);
       return nullptr;
     }
+    // A database sink translating references loads the referenced tables first.
+    dbsink::order_referenced_first(*tables.value, config.sink.database.tables);
     snapshot::queue_tables(state, *tables.value);
     spdlog::info("initial snapshot ({}): {} table(s) queued", initial, tables.value->size());
   }
@@ -37,8 +43,12 @@ SnapshotStage::SnapshotStage(const Config& config, std::unique_ptr<snapshot::Sna
 
 SnapshotStage::~SnapshotStage() { stop(); }
 
-void SnapshotStage::start(std::function<void(const std::string&)> on_fatal) {
-  thread_ = std::jthread([this, on_fatal = std::move(on_fatal)](std::stop_token stop) {
+void SnapshotStage::start(std::function<bool()> log_ready, std::function<void(const std::string&)> on_fatal) {
+  thread_ = std::jthread([this, log_ready = std::move(log_ready), on_fatal = std::move(on_fatal)](std::stop_token stop) {
+    while (!log_ready()) {
+      if (stop.stop_requested()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     if (auto fatal = worker_.run(stop)) on_fatal("snapshot: " + *fatal);
   });
 }

@@ -35,8 +35,10 @@ class SnapshotStage {
   snapshot::SnapshotMerger& merger() { return merger_; }
   snapshot::SnapshotState state() const { return coordinator_.state(); }
 
-  // Starts the chunk worker's thread; `on_fatal` gets what must stop the daemon.
-  void start(std::function<void(const std::string&)> on_fatal);
+  // Starts the chunk worker's thread once `log_ready` says the source reads its log (before that, on a
+  // first start, a watermark could be written before the slot that would carry it exists); `on_fatal`
+  // gets what must stop the daemon.
+  void start(std::function<bool()> log_ready, std::function<void(const std::string&)> on_fatal);
   // Stops the chunk worker (cancelling a query in flight) and joins its thread.
   void stop();
   // Applies the live snapshot settings of a reloaded configuration (snapshot.paused, the rate bounds).

@@ -768,5 +768,37 @@ TEST(Config, DatabaseSinkMappingsLoadInFileOrderAndBadOnesNameTheirLine) {
   EXPECT_TRUE(error_for(bad, "sink.database.database")) << format_errors(bad.errors);
 }
 
+TEST(Config, IdMappingOptionsLoadAndReferencesMustNameAGeneratedKeyMapping) {
+  const auto r = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: postgres\n  database:\n    user: app\n    database: crm\n"
+      "    tables:\n"
+      "      - source: shop.customers\n        generated_key: true\n"
+      "      - source: shop.orders\n        references:\n          customer_id: shop.customers\n");
+  ASSERT_TRUE(r.ok()) << format_errors(r.errors);
+  const auto& tables = r.config.sink.database.tables;
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_TRUE(tables[0].generated_key);
+  EXPECT_FALSE(tables[1].generated_key);
+  EXPECT_EQ(tables[1].references.at("customer_id"), "shop.customers");
+  EXPECT_EQ(r.config.sink.database.id_map_table, "tidemark_id_map");
+
+  const auto not_generated = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: postgres\n  database:\n    user: app\n    database: crm\n"
+      "    tables:\n"
+      "      - source: shop.customers\n"
+      "      - source: shop.orders\n        references:\n          customer_id: shop.customers\n");  // line 11
+  const auto error = error_for(not_generated, "sink.database.tables");
+  ASSERT_TRUE(error) << format_errors(not_generated.errors);
+  EXPECT_NE(error->message.find("mapping at line 11: references: customer_id: shop.customers has no mapping with "
+                                "generated_key"), std::string::npos) << error->message;
+
+  const auto with_where = load(
+      "name: shop\nsource:\n  type: generator\nsink:\n  type: postgres\n  database:\n    user: app\n    database: crm\n"
+      "    tables:\n      - source: shop.customers\n        generated_key: true\n        where: \":id > 0\"\n");
+  const auto refused = error_for(with_where, "sink.database.tables");
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->message.find("not supported together with generated_key"), std::string::npos) << refused->message;
+}
+
 }  // namespace
 }  // namespace tidemark

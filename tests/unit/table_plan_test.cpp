@@ -118,5 +118,66 @@ TEST(TablePlan, PlainCopiesUseAValuesList) {
   EXPECT_EQ(r.plan->insert_head, "INSERT INTO \"public\".\"modern_customers\" (\"customer_id\", \"full_name\") VALUES ");
 }
 
+TEST(TablePlan, AGeneratedKeyIsLeftToTheTargetAndItsAbsenceIsAnError) {
+  TableMapping m;
+  m.source = "shop.legacy_customers";
+  m.generated_key = true;
+  m.columns = {{"full_name", "concat(:first_name, ' ', :last_name)"}, {"status", "status"}};
+  TargetTable target = modern_customers();
+  target.columns[0].fills_itself = true;  // customer_id: an identity
+  const PlanResult r = plan_table(Dialect::Postgres, legacy_customers(), &m, "crm", "modern_customers", target);
+  ASSERT_TRUE(r.plan) << r.error;
+  EXPECT_TRUE(r.plan->generated_key);
+  EXPECT_EQ(r.plan->generated_name, "\"customer_id\"");
+  EXPECT_EQ(r.plan->key, (std::vector<size_t>{0}));  // the source's key pairs with it
+  EXPECT_TRUE(r.plan->key_values.empty());
+  EXPECT_EQ(r.plan->map_name, "shop.legacy_customers");
+  EXPECT_EQ(r.plan->insert_head, "INSERT INTO \"crm\".\"modern_customers\" (\"full_name\", \"status\") ");
+
+  // The key written by the mapping, or a key the target does not fill in: both refused.
+  m.columns.emplace_back("customer_id", "id");
+  target.columns[0].fills_itself = false;
+  const PlanResult bad = plan_table(Dialect::MySql, legacy_customers(), &m, "crm", "modern_customers", target);
+  ASSERT_FALSE(bad.plan);
+  EXPECT_NE(bad.error.find("customer_id is the key the target generates"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error.find("has no AUTO_INCREMENT"), std::string::npos) << bad.error;
+}
+
+TEST(TablePlan, ReferencesMustBeCopiedColumns) {
+  TableMapping m;
+  m.source = "shop.legacy_customers";
+  m.columns = {{"customer_id", "id"}, {"full_name", "lower(:first_name)"}};
+  m.references = {{"customer_id", "shop.parents"}, {"full_name", "shop.parents"}};
+  const PlanResult r = plan_table(Dialect::Postgres, legacy_customers(), &m, "crm", "modern_customers", modern_customers());
+  ASSERT_FALSE(r.plan);
+  EXPECT_NE(r.error.find("references: full_name must be a written target column copied from a source column"),
+            std::string::npos) << r.error;
+  m.references.erase("full_name");
+  const PlanResult ok = plan_table(Dialect::Postgres, legacy_customers(), &m, "crm", "modern_customers", modern_customers());
+  ASSERT_TRUE(ok.plan) << ok.error;
+  EXPECT_TRUE(ok.plan->references);
+  EXPECT_EQ(ok.plan->values[0].reference, "shop.parents");
+  EXPECT_EQ(ok.plan->carried_references[0], "shop.parents");  // the derived table carries the translated key
+}
+
+TEST(TablePlan, ReferencedTablesAreSnapshottedFirst) {
+  TableMapping customers;
+  customers.source = "shop.customers";
+  customers.generated_key = true;
+  TableMapping orders;
+  orders.source = "shop.orders";
+  orders.references = {{"customer_id", "shop.customers"}};
+  TableMapping items;
+  items.source = "shop.items";
+  items.generated_key = true;
+  items.references = {{"order_id", "shop.orders"}};
+  std::vector<TableId> tables = {TableId{"shop", "", "items"}, TableId{"shop", "", "audit"}, TableId{"shop", "", "orders"},
+                                 TableId{"shop", "", "customers"}};
+  order_referenced_first(tables, {items, orders, customers});
+  std::vector<std::string> names;
+  for (const auto& t : tables) names.push_back(t.table);
+  EXPECT_EQ(names, (std::vector<std::string>{"audit", "customers", "orders", "items"}));
+}
+
 }  // namespace
 }  // namespace tidemark::dbsink

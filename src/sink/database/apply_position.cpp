@@ -25,14 +25,7 @@ std::string ApplyPositionTable::create_statement(const TargetConnection& target)
 }
 
 std::optional<TargetError> ApplyPositionTable::ensure(TargetConnection& target, bool create, bool& exists) const {
-  TargetError error;
-  const auto described = target.describe(schema_, name_, &error);
-  if (!described) return error;
-  exists = !described->columns.empty();
-  if (exists || !create) return std::nullopt;
-  if (auto failed = target.execute(create_statement(target))) return failed;
-  exists = true;
-  return std::nullopt;
+  return ensure_table(target, schema_, name_, create_statement(target), create, exists);
 }
 
 std::optional<AppliedPosition> ApplyPositionTable::read(TargetConnection& target, TargetError* error) const {

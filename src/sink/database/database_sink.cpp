@@ -53,6 +53,7 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       tracker_(tracker),
       target_(std::move(target)),
       positions_(config.sink.database, config.name),
+      id_map_(config.sink.database, config.name),
       extensions_(std::move(extensions)) {}
 
 std::optional<std::string> DatabaseSink::fatal_error() const {
@@ -159,6 +160,7 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
     case Op::Create:
     case Op::Read:
       if (!event.after) return missing("new");
+      if (plan->generated_key) return add_mapped(*plan, event, *event.after, &*event.after, false, false);
       return add_upsert(*plan, event, *event.after);
     case Op::Update: {
       if (!event.after) return missing("new");
@@ -176,6 +178,7 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
         if (old_key_complete) old_key = &*event.before;
       }
       const bool partial = has_unavailable(*plan, after);
+      if (plan->generated_key) return add_mapped(*plan, event, *old_key, &after, key_moved, partial);
       // Columns the log left out (unchanged TOASTed values, a MINIMAL binlog image) keep their target value:
       // an UPDATE of the rest, which also moves the key when it changed.
       if (partial) return add_update(*plan, event, after, *old_key, key_moved);
@@ -186,12 +189,16 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
     case Op::Delete: {
       const Row* image = event.before ? &*event.before : nullptr;
       if (!image) return missing("old");
+      if (plan->generated_key) return add_mapped(*plan, event, *image, nullptr, false, false);
       return add_delete(*plan, event, *image);
     }
     case Op::Truncate:
       close_run();
-      if (settings_.truncate == "apply")
-        script_ += (target_->dialect() == Dialect::Postgres ? "TRUNCATE " : "DELETE FROM ") + plan->target + ";\n";
+      if (settings_.truncate != "apply") return true;
+      script_ += (target_->dialect() == Dialect::Postgres ? "TRUNCATE " : "DELETE FROM ") + plan->target + ";\n";
+      if (plan->generated_key)
+        script_ += "DELETE FROM " + id_map_.table() + " WHERE pipeline = " + id_map_.pipeline_literal() +
+                   " AND source_table = " + target_->quote(plan->map_name) + ";\n";
       return true;
   }
   return true;
@@ -217,7 +224,125 @@ bool DatabaseSink::append_template(std::string& out, const SqlTemplate& sql, con
     if (t >= sql.refs.size()) continue;
     const size_t column = sql.refs[t];
     const ColumnInfo* info = column < event.table->column_info.size() ? &event.table->column_info[column] : nullptr;
-    if (!append_value(out, column, natural_type(target_->dialect(), info), event, row, plan)) return false;
+    const std::string type = natural_type(target_->dialect(), info);
+    // PostgreSQL reads a quoted literal as whatever the operator next to it wants: typed, it means the value.
+    const bool pg = target_->dialect() == Dialect::Postgres;
+    if (pg) out += "CAST(";
+    if (!append_value(out, column, type, event, row, plan)) return false;
+    if (pg) out += " AS " + type + ")";
+  }
+  return true;
+}
+
+bool DatabaseSink::append_copied(std::string& out, const TargetValue& value, const ChangeEvent& event, const Row& row,
+                                 const TablePlan& plan) {
+  const size_t column = *value.source;
+  if (value.reference.empty() || (column < row.size() && std::holds_alternative<Null>(row[column].v)))
+    return append_value(out, column, value.type, event, row, plan);
+  std::string key;
+  if (!append_value(key, column, target_->dialect() == Dialect::Postgres ? "text" : "longtext", event, row, plan))
+    return false;
+  out += id_map_.lookup(target_->quote(value.reference), key, value.type);
+  return true;
+}
+
+bool DatabaseSink::append_source_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row) {
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  if (plan.key.size() > 1) out += pg ? "concat_ws(chr(31), " : "concat_ws(char(31 using utf8mb4), ";
+  for (size_t k = 0; k < plan.key.size(); ++k) {
+    if (k) out += ", ";
+    const size_t column = plan.key[k];
+    if (unavailable(row, column)) {
+      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " does not carry the key column " +
+           event.table->columns[column] + " in its image; log the key (REPLICA IDENTITY, binlog_row_image)");
+      return false;
+    }
+    if (!append_value(out, column, pg ? "text" : "longtext", event, row, plan)) return false;
+  }
+  if (plan.key.size() > 1) out += ')';
+  return true;
+}
+
+bool DatabaseSink::append_target_match(std::string& out, const TablePlan& plan, const ChangeEvent& event,
+                                       const Row& key_row) {
+  if (plan.generated_key) {
+    std::string key;
+    if (!append_source_key(key, plan, event, key_row)) return false;
+    out += plan.generated_name + " = " + id_map_.lookup(target_->quote(plan.map_name), key, plan.generated_type);
+    return true;
+  }
+  for (size_t k = 0; k < plan.key.size(); ++k) {
+    const TargetValue& key = plan.values[plan.key_values[k]];
+    out += (k ? " AND " : "") + key.name + " = ";
+    if (unavailable(key_row, plan.key[k])) {
+      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " carries no value of the key column " +
+           event.table->columns[plan.key[k]] + "; log the key (REPLICA IDENTITY, binlog_row_image)");
+      return false;
+    }
+    if (!append_copied(out, key, event, key_row, plan)) return false;
+  }
+  return true;
+}
+
+bool DatabaseSink::add_mapped(const TablePlan& plan, const ChangeEvent& event, const Row& key_row, const Row* row,
+                              bool key_moved, bool partial) {
+  close_run();
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  const std::string table = target_->quote(plan.map_name);
+  const std::string& map = id_map_.table();
+  std::string old_key;
+  if (!append_source_key(old_key, plan, event, key_row)) return false;
+  if (!row) {  // a delete: the target row and its entry
+    if (pg) {
+      script_ += "WITH m AS (DELETE FROM " + map + " WHERE " + id_map_.match(table, old_key) +
+                 " RETURNING target_key) DELETE FROM " + plan.target + " WHERE " + plan.generated_name +
+                 " = (SELECT CAST(target_key AS " + plan.generated_type + ") FROM m);\n";
+    } else {
+      script_ += "SET @tidemark_key = (SELECT target_key FROM " + map + " WHERE " + id_map_.match(table, old_key) +
+                 ");\nDELETE FROM " + plan.target + " WHERE " + plan.generated_name + " = @tidemark_key;\nDELETE FROM " +
+                 map + " WHERE " + id_map_.match(table, old_key) + ";\n";
+    }
+    return true;
+  }
+  if (partial) {
+    // The new image may lack an unchanged key (a MINIMAL binlog image); a moved key is in it.
+    if (key_moved) {
+      std::string key;
+      if (!append_source_key(key, plan, event, *row)) return false;
+      script_ += "UPDATE " + map + " SET source_key = " + key + " WHERE " + id_map_.match(table, old_key) + ";\n";
+    }
+    return add_update(plan, event, *row, key_moved ? *row : key_row, false);
+  }
+  std::string key;
+  if (!append_source_key(key, plan, event, *row)) return false;
+  // A key change: the entry follows the row, so the target row keeps its generated key.
+  if (key_moved)
+    script_ += "UPDATE " + map + " SET source_key = " + key + " WHERE " + id_map_.match(table, old_key) + ";\n";
+  if (has_unavailable(plan, *row)) return add_upsert(plan, event, *row);  // fails, naming what is missing
+  std::string set;
+  std::string values;
+  for (size_t w = 0; w < plan.values.size(); ++w) {
+    const TargetValue& v = plan.values[w];
+    std::string value;
+    if (!(v.source ? append_copied(value, v, event, *row, plan) : append_template(value, v.expression, event, *row, plan)))
+      return false;
+    if (pg && v.source) value = "CAST(" + value + " AS " + v.type + ")";
+    set += (w ? ", " : "") + v.name + " = " + value;
+    values += (w ? ", " : "") + value;
+  }
+  if (pg) {
+    // One statement: an existing entry updates its row, else the row is inserted and its new key recorded.
+    script_ += "WITH m AS (SELECT target_key FROM " + map + " WHERE " + id_map_.match(table, key) + "), u AS (UPDATE " +
+               plan.target + " SET " + set + " WHERE " + plan.generated_name + " = (SELECT CAST(target_key AS " +
+               plan.generated_type + ") FROM m) RETURNING 1), i AS (" + plan.insert_head + "SELECT " + values +
+               " WHERE NOT EXISTS (SELECT 1 FROM m) RETURNING " + plan.generated_name + ") " + id_map_.insert_head() +
+               "SELECT " + id_map_.pipeline_literal() + ", " + table + ", " + key + ", CAST(i." + plan.generated_name +
+               " AS text) FROM i;\n";
+  } else {
+    script_ += "SET @tidemark_key = (SELECT target_key FROM " + map + " WHERE " + id_map_.match(table, key) + ");\nUPDATE " +
+               plan.target + " SET " + set + " WHERE " + plan.generated_name + " = @tidemark_key;\n" + plan.insert_head +
+               "SELECT " + values + " FROM DUAL WHERE @tidemark_key IS NULL;\n" + id_map_.insert_head() + "SELECT " +
+               id_map_.pipeline_literal() + ", " + table + ", " + key + ", LAST_INSERT_ID() FROM DUAL WHERE @tidemark_key IS NULL;\n";
   }
   return true;
 }
@@ -232,7 +357,7 @@ bool DatabaseSink::append_key(std::string& out, const TablePlan& plan, const Cha
            event.table->columns[column] + " of " + plan.label + " in its image; log the key (REPLICA IDENTITY, binlog_row_image)");
       return false;
     }
-    if (!append_value(out, column, plan.values[plan.key_values[k]].type, event, row, plan)) return false;
+    if (!append_copied(out, plan.values[plan.key_values[k]], event, row, plan)) return false;
   }
   if (plan.key.size() > 1) out += ')';
   return true;
@@ -243,7 +368,7 @@ bool DatabaseSink::append_row(std::string& out, const TablePlan& plan, const Cha
     out += '(';
     for (size_t w = 0; w < plan.values.size(); ++w) {
       if (w) out += ", ";
-      if (!append_value(out, *plan.values[w].source, plan.values[w].type, event, row, plan)) return false;
+      if (!append_copied(out, plan.values[w], event, row, plan)) return false;
     }
     out += ')';
     return true;
@@ -253,7 +378,8 @@ bool DatabaseSink::append_row(std::string& out, const TablePlan& plan, const Cha
   out += pg ? "(" : "SELECT ";
   for (size_t c = 0; c < plan.carried.size(); ++c) {
     if (c) out += ", ";
-    if (!append_value(out, plan.carried[c], plan.carried_types[c], event, row, plan)) return false;
+    const TargetValue carried{"", plan.carried_types[c], plan.carried[c], {}, plan.carried_references[c]};
+    if (!append_copied(out, carried, event, row, plan)) return false;
     out += pg ? "::" + plan.carried_types[c] : " AS " + plan.carried_names[c];
   }
   if (pg) out += ')';
@@ -321,16 +447,7 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
       return false;
     }
   std::string where;
-  for (size_t k = 0; k < plan.key.size(); ++k) {
-    const TargetValue& key = plan.values[plan.key_values[k]];
-    where += (k ? " AND " : "") + key.name + " = ";
-    if (unavailable(key_row, plan.key[k])) {
-      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " carries no value of the key column " +
-           event.table->columns[plan.key[k]] + "; log the key (REPLICA IDENTITY, binlog_row_image)");
-      return false;
-    }
-    if (!append_value(where, plan.key[k], key.type, event, key_row, plan)) return false;
-  }
+  if (!append_target_match(where, plan, event, key_row)) return false;
   std::string filter;
   if (!plan.filter.empty() && !append_template(filter, plan.filter, event, row, plan)) return false;
   std::string sql = "UPDATE " + plan.target + " SET ";
@@ -343,7 +460,7 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
                  : std::any_of(v.expression.refs.begin(), v.expression.refs.end(), [&](size_t r) { return unavailable(row, r); }))
       continue;
     sql += (any ? ", " : "") + v.name + " = ";
-    if (!(v.source ? append_value(sql, *v.source, v.type, event, row, plan) : append_template(sql, v.expression, event, row, plan)))
+    if (!(v.source ? append_copied(sql, v, event, row, plan) : append_template(sql, v.expression, event, row, plan)))
       return false;
     any = true;
   }

@@ -31,6 +31,7 @@
 #include "core/position_tracker.hpp"
 #include "sink/change_sink.hpp"
 #include "sink/database/apply_position.hpp"
+#include "sink/database/id_map.hpp"
 #include "sink/database/table_plan.hpp"
 #include "sink/database/target_connection.hpp"
 
@@ -65,6 +66,18 @@ class DatabaseSink final : public ChangeSink {
   // An UPDATE of the columns `row` carries, of the target row whose key `key_row` holds (the key too when
   // `set_key`).
   bool add_update(const TablePlan& plan, const ChangeEvent& event, const Row& row, const Row& key_row, bool set_key);
+  // A change of a table whose target generates its key (TablePlan::generated_key): one row at a time,
+  // through the id map. `key_row` holds the key the target knows the row by; `row` is the new image (null
+  // for a delete); `key_moved`: the new image's key differs; `partial`: it lacks some values.
+  bool add_mapped(const TablePlan& plan, const ChangeEvent& event, const Row& key_row, const Row* row, bool key_moved,
+                  bool partial);
+  // The source key of `row` as an SQL text expression (id_map.hpp).
+  bool append_source_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  // "target key column = <its value>" for the row `key_row` names: its copied key, or the id map's entry.
+  bool append_target_match(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& key_row);
+  // A written copied value: the source value, or for a reference the referenced row's target key.
+  bool append_copied(std::string& out, const TargetValue& value, const ChangeEvent& event, const Row& row,
+                     const TablePlan& plan);
   // The key's literals "(a, b)" / "a" into `out`.
   bool append_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
   // One row of an upsert: the written values, or the derived table's source values.
@@ -90,6 +103,7 @@ class DatabaseSink final : public ChangeSink {
   PositionTracker& tracker_;
   std::unique_ptr<TargetConnection> target_;
   ApplyPositionTable positions_;
+  IdMapTable id_map_;
   nlohmann::json extensions_;
   PipelineMetrics* metrics_ = nullptr;
 

@@ -34,6 +34,9 @@ std::vector<std::string> check_mappings(const Config& config, TargetConnection& 
     auto schema = std::make_shared<TableSchema>();
     schema->id = source_pg ? TableId{config.source.database, space, name} : TableId{space, "", name};
     for (const auto& c : described->columns) schema->columns.push_back(c.name);
+    for (const auto& k : described->primary_key)
+      for (size_t i = 0; i < schema->columns.size(); ++i)
+        if (schema->columns[i] == k) schema->key_columns.push_back(i);
     const auto [target_schema, target_table] = target_of(schema->id, &mapping, default_schema);
     const auto target_described = target.describe(target_schema, target_table, &error);
     if (!target_described) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "db/row_filter.hpp"
 #include "sink/database/sql_values.hpp"
@@ -134,8 +135,30 @@ std::pair<std::string, std::string> target_of(const TableId& source, const Table
   return {mapping->target.substr(0, dot), mapping->target.substr(dot + 1)};
 }
 
+std::string mapped_name(const TableId& source) {
+  return (source.schema.empty() ? source.database : source.schema) + "." + source.table;
+}
+
+void order_referenced_first(std::vector<TableId>& tables, const std::vector<TableMapping>& mappings) {
+  // rank: 0 without references, else one more than the highest rank it references (cycles stop at the
+  // number of mappings).
+  std::function<size_t(const std::string&, size_t)> rank = [&](const std::string& name, size_t depth) -> size_t {
+    size_t highest = 0;
+    if (depth > mappings.size()) return highest;
+    for (const auto& m : mappings)
+      if (m.source == name)
+        for (const auto& [column, parent] : m.references) highest = std::max(highest, 1 + rank(parent, depth + 1));
+    return highest;
+  };
+  std::vector<std::pair<size_t, TableId>> ranked;
+  for (auto& t : tables) ranked.emplace_back(rank(mapped_name(t), 0), std::move(t));
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  tables.clear();
+  for (auto& [r, t] : ranked) tables.push_back(std::move(t));
+}
+
 const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, const TableId& source) {
-  const std::string name = (source.schema.empty() ? source.database : source.schema) + "." + source.table;
+  const std::string name = mapped_name(source);
   for (const auto& m : mappings)
     if (m.source == name) return &m;
   return nullptr;
@@ -161,9 +184,34 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
   const auto target_column = [&](const std::string& name) {
     return find_name(described.columns, name, [](const TargetColumn& c) -> const std::string& { return c.name; });
   };
+  const bool generated_key = mapping && mapping->generated_key;
+  if (generated_key) {
+    if (described.primary_key.size() != 1) {
+      problems.push_back("generated_key needs a target primary key of one column (it has " +
+                         std::to_string(described.primary_key.size()) + ")");
+    } else {
+      const auto t = target_column(described.primary_key[0]);
+      if (t && !described.columns[*t].fills_itself)
+        problems.push_back("generated_key: the target's key column " + described.primary_key[0] + " has no " +
+                           (dialect == Dialect::Postgres ? "identity or default" : "AUTO_INCREMENT") +
+                           " to fill it in; add one");
+      if (t) {
+        plan.generated_key = true;
+        plan.generated_name = quoted(dialect, described.columns[*t].name);
+        plan.generated_type = described.columns[*t].type;
+      }
+    }
+    if (source->key_columns.empty())
+      problems.push_back("generated_key: the source table has no primary key to pair with the target's");
+    plan.key = source->key_columns;
+    plan.map_name = mapped_name(source->id);
+  }
+  const auto is_generated = [&](const std::string& name) {
+    return generated_key && !described.primary_key.empty() && same_name_ignoring_case(name, described.primary_key[0]);
+  };
   std::vector<std::string> target_names;  // unquoted, parallel to plan.values
   const auto add_value = [&](const TargetColumn& column, std::optional<size_t> copied, SqlTemplate expression) {
-    plan.values.push_back(TargetValue{quoted(dialect, column.name), column.type, copied, std::move(expression)});
+    plan.values.push_back(TargetValue{quoted(dialect, column.name), column.type, copied, std::move(expression), ""});
     target_names.push_back(column.name);
   };
   if (!mapping || mapping->columns.empty()) {
@@ -175,6 +223,7 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
         continue;
       }
       if (described.columns[*t].generated) continue;  // computed by the target from the other columns
+      if (is_generated(described.columns[*t].name)) continue;
       add_value(described.columns[*t], i, {});
     }
   } else {
@@ -186,6 +235,10 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
       }
       if (described.columns[*t].generated) {
         problems.push_back("columns: " + name + " is a generated column of the target table; it cannot be written");
+        continue;
+      }
+      if (is_generated(described.columns[*t].name)) {
+        problems.push_back("columns: " + name + " is the key the target generates (generated_key); leave it out");
         continue;
       }
       if (const auto copied = source_column(*source, value)) {
@@ -208,7 +261,20 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     if (!parsed.error.empty()) problems.push_back("where: " + parsed.error);
     else plan.filter = std::move(parsed.sql);
   }
-  for (const auto& key_column : described.primary_key) {
+  if (generated_key && plan.values.empty())
+    problems.push_back("generated_key: no column is written besides the generated key; map at least one");
+  if (mapping)
+    for (const auto& [column, table] : mapping->references) {
+      const auto it = std::find_if(target_names.begin(), target_names.end(),
+                                   [&](const std::string& n) { return same_name_ignoring_case(n, column); });
+      if (it == target_names.end() || !plan.values[static_cast<size_t>(it - target_names.begin())].source) {
+        problems.push_back("references: " + column + " must be a written target column copied from a source column");
+        continue;
+      }
+      plan.values[static_cast<size_t>(it - target_names.begin())].reference = table;
+      plan.references = true;
+    }
+  for (const auto& key_column : generated_key ? std::vector<std::string>{} : described.primary_key) {
     const auto it = std::find(target_names.begin(), target_names.end(), key_column);
     if (it == target_names.end() || !plan.values[static_cast<size_t>(it - target_names.begin())].source) {
       problems.push_back("the target's primary key column " + key_column + " must be copied from a source column " +
@@ -226,6 +292,11 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
 
   std::string names;
   for (size_t i = 0; i < plan.values.size(); ++i) names += (i ? ", " : "") + plan.values[i].name;
+  if (plan.generated_key) {  // rows go one by one (DatabaseSink::add_mapped)
+    plan.insert_head = "INSERT INTO " + plan.target + " (" + names + ") ";
+    out.plan = std::move(plan);
+    return out;
+  }
   std::vector<std::string> key_names;
   for (const size_t v : plan.key_values) key_names.push_back(plan.values[v].name);
   plan.key_list = key_names.size() == 1 ? key_names[0] : "(";
@@ -239,18 +310,19 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     plan.insert_head = "INSERT INTO " + plan.target + " (" + names + ") VALUES ";
   } else {
     // The source values the statement needs, each once: copied ones typed as their target column.
-    const auto carry = [&](size_t column, const std::string& type) {
+    const auto carry = [&](size_t column, const std::string& type, const std::string& reference) {
       if (std::find(plan.carried.begin(), plan.carried.end(), column) != plan.carried.end()) return;
       plan.carried.push_back(column);
       plan.carried_names.push_back(quoted(dialect, source->columns[column]));
       plan.carried_types.push_back(type);
+      plan.carried_references.push_back(reference);
     };
     for (const auto& v : plan.values)
-      if (v.source) carry(*v.source, v.type);
+      if (v.source) carry(*v.source, v.type, v.reference);
     const auto info = [&](size_t column) { return column < source->column_info.size() ? &source->column_info[column] : nullptr; };
     for (const auto& v : plan.values)
-      for (const size_t r : v.expression.refs) carry(r, natural_type(dialect, info(r)));
-    for (const size_t r : plan.filter.refs) carry(r, natural_type(dialect, info(r)));
+      for (const size_t r : v.expression.refs) carry(r, natural_type(dialect, info(r)), "");
+    for (const size_t r : plan.filter.refs) carry(r, natural_type(dialect, info(r)), "");
     std::string select;
     for (size_t i = 0; i < plan.values.size(); ++i) {
       select += i ? ", " : "";

@@ -37,6 +37,8 @@ struct TargetValue {
   std::string type;                 // the target's type (sql_values.hpp)
   std::optional<size_t> source;     // copied from this source column
   SqlTemplate expression;           // or computed from this
+  std::string reference;            // the copied value is a key of this mapped source table: written translated
+                                    // through the id map ("schema.table"); empty: as it is
 };
 
 struct TablePlan {
@@ -52,6 +54,7 @@ struct TablePlan {
   std::vector<size_t> carried;            // the source columns in `v`, in order
   std::vector<std::string> carried_names;  // quoted
   std::vector<std::string> carried_types;  // the type each is written (and on PostgreSQL cast) as
+  std::vector<std::string> carried_references;  // a copied reference's mapped table (TargetValue::reference)
   std::string filter_sql;                  // the filter over v's columns
   // An upsert is insert_head, rows (see DatabaseSink::append_row) joined by row_separator, insert_tail.
   std::string insert_head;  // INSERT INTO t (a, b) VALUES   /   INSERT INTO t (a, b) SELECT <values> FROM (VALUES
@@ -62,6 +65,13 @@ struct TablePlan {
   std::string leave_head;
   std::string leave_tail;
   std::string key_list;     // (k1, k2) or k
+  // generated_key: the target's key column is filled in by the target; `key` holds the source key columns,
+  // `key_values` is empty, and rows are written one by one through the id map (DatabaseSink::add_mapped).
+  bool generated_key = false;
+  std::string generated_name;  // quoted
+  std::string generated_type;
+  std::string map_name;        // the source table in the id map ("schema.table")
+  bool references = false;     // some value is translated through the id map
 };
 
 struct PlanResult {
@@ -80,6 +90,13 @@ std::pair<std::string, std::string> target_of(const TableId& source, const Table
                                               const std::string& default_schema);
 // The mapping of `source` in `mappings`, matched by "schema.table" (postgres) / "database.table" (mysql).
 const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, const TableId& source);
+
+// The name of `source` in the id map and in mappings: "schema.table" (postgres) / "database.table" (mysql).
+std::string mapped_name(const TableId& source);
+
+// Orders `tables` (stably) so that a table comes after the tables its mapping references: the initial
+// snapshot loads parents, and so their id map entries, before the children that are translated through them.
+void order_referenced_first(std::vector<TableId>& tables, const std::vector<TableMapping>& mappings);
 
 // A type for source values in `v` that no target column gives one: the column kind's natural type.
 std::string natural_type(Dialect dialect, const ColumnInfo* info);

@@ -49,7 +49,7 @@ class PostgresTarget final : public TargetConnection {
         "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', "
         // indkey is an int2vector, whose subscripts start at 0.
         "CASE WHEN a.attnum = ANY(i.indkey) THEN array_position(i.indkey::int2[], a.attnum) - "
-        "array_lower(i.indkey::int2[], 1) + 1 ELSE 0 END "
+        "array_lower(i.indkey::int2[], 1) + 1 ELSE 0 END, (a.attidentity <> '' OR a.atthasdef) AND a.attgenerated = '' "
         "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
         "LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary "
         "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped "
@@ -59,7 +59,8 @@ class PostgresTarget final : public TargetConnection {
     TargetTable out;
     std::vector<std::pair<int, std::string>> key;
     for (const auto& r : *rows) {
-      out.columns.push_back(TargetColumn{r[0].value_or(""), lower(r[1].value_or("")), r[2].value_or("f") == "t"});
+      out.columns.push_back(TargetColumn{r[0].value_or(""), lower(r[1].value_or("")), r[2].value_or("f") == "t",
+                                         r[4].value_or("f") == "t"});
       if (const int at = std::stoi(r[3].value_or("0")); at > 0) key.emplace_back(at, r[0].value_or(""));
     }
     std::sort(key.begin(), key.end());
@@ -156,7 +157,8 @@ class MySqlTarget final : public TargetConnection {
   std::optional<TargetTable> describe(const std::string& database, const std::string& table, TargetError* error) override {
     const auto rows = query(
         // A generation expression marks generated columns (EXTRA says DEFAULT_GENERATED for plain defaults).
-        "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, COALESCE(c.GENERATION_EXPRESSION, '') <> '', COALESCE(s.SEQ_IN_INDEX, 0) "
+        "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, COALESCE(c.GENERATION_EXPRESSION, '') <> '', COALESCE(s.SEQ_IN_INDEX, 0), "
+        "c.EXTRA LIKE '%auto_increment%' "
         "FROM information_schema.COLUMNS c LEFT JOIN information_schema.STATISTICS s ON s.TABLE_SCHEMA = c.TABLE_SCHEMA "
         "AND s.TABLE_NAME = c.TABLE_NAME AND s.COLUMN_NAME = c.COLUMN_NAME AND s.INDEX_NAME = 'PRIMARY' "
         "WHERE c.TABLE_SCHEMA = " + quote(database) + " AND c.TABLE_NAME = " + quote(table) +
@@ -166,7 +168,8 @@ class MySqlTarget final : public TargetConnection {
     TargetTable out;
     std::vector<std::pair<int, std::string>> key;
     for (const auto& r : *rows) {
-      out.columns.push_back(TargetColumn{r[0].value_or(""), lower(r[1].value_or("")), r[2].value_or("0") == "1"});
+      out.columns.push_back(TargetColumn{r[0].value_or(""), lower(r[1].value_or("")), r[2].value_or("0") == "1",
+                                         r[4].value_or("0") == "1"});
       if (const int at = std::stoi(r[3].value_or("0")); at > 0) key.emplace_back(at, r[0].value_or(""));
     }
     std::sort(key.begin(), key.end());
@@ -202,6 +205,18 @@ class MySqlTarget final : public TargetConnection {
 };
 
 }  // namespace
+
+std::optional<TargetError> ensure_table(TargetConnection& target, const std::string& schema_or_database,
+                                        const std::string& table, const std::string& create_sql, bool create, bool& exists) {
+  TargetError error;
+  const auto described = target.describe(schema_or_database, table, &error);
+  if (!described) return error;
+  exists = !described->columns.empty();
+  if (exists || !create) return std::nullopt;
+  if (auto failed = target.execute(create_sql)) return failed;
+  exists = true;
+  return std::nullopt;
+}
 
 std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application) {
   if (config.type == "postgres") return std::make_unique<PostgresTarget>(config, application);

@@ -30,6 +30,9 @@ struct TargetColumn {
   std::string name;
   std::string type;  // lower case: format_type() (postgres) or COLUMN_TYPE (mysql)
   bool generated = false;  // computed by the target (GENERATED ALWAYS): never written
+  // The target fills it in when an INSERT leaves it out: PostgreSQL identity or a default (serial,
+  // gen_random_uuid()); MySQL AUTO_INCREMENT (what LAST_INSERT_ID() returns).
+  bool fills_itself = false;
 };
 
 struct TargetTable {
@@ -58,6 +61,11 @@ class TargetConnection {
   // A string literal for this connection.
   virtual std::string quote(std::string_view text) = 0;
 };
+
+// Makes sure the sink's own table `schema_or_database`.`table` exists: runs `create_sql` when it is missing
+// and `create`; `exists` says whether it is there afterwards.
+std::optional<TargetError> ensure_table(TargetConnection& target, const std::string& schema_or_database,
+                                        const std::string& table, const std::string& create_sql, bool create, bool& exists);
 
 // A connection to `config` (the sink's target, or the source for catalog checks); `application` names it.
 std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application);

@@ -1,0 +1,47 @@
+#pragma once
+// The id map in the target (sink.database.id_map_table): for mappings with generated_key, one row per
+// source row pairing its source key with the key the target generated for it. The sink writes it in the
+// same statement sequence, and so the same transaction, as the row itself, so a replay after a crash finds
+// the row it inserted instead of inserting a second one; updates, deletes and references to the source row
+// find the target row through it.
+//
+// Keys are kept as text: a source key is its columns' values as text, joined by U+001F when there are
+// several; a target key is the generated column's value as text.
+
+#include <optional>
+#include <string>
+
+#include "config/config.hpp"
+#include "sink/database/target_connection.hpp"
+
+namespace tidemark::dbsink {
+
+class IdMapTable {
+ public:
+  IdMapTable(const DatabaseSinkConfig& config, const std::string& pipeline);
+
+  const std::string& label() const { return label_; }
+  const std::string& table() const { return table_; }  // quoted and qualified
+  std::string create_statement() const;
+  // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
+  std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
+
+  // The condition matching the entry of `source_table` (a quoted literal) and `source_key` (an SQL
+  // expression of text).
+  std::string match(const std::string& source_table, const std::string& source_key) const;
+  // An expression: that entry's target key as `type` (the target column's type), NULL when there is none.
+  std::string lookup(const std::string& source_table, const std::string& source_key, const std::string& type) const;
+  // The values (pipeline, source_table, source_key, ...) start of an INSERT into the map.
+  std::string insert_head() const;
+  const std::string& pipeline_literal() const { return pipeline_; }
+
+ private:
+  Dialect dialect_;
+  std::string pipeline_;  // quoted literal
+  std::string table_;
+  std::string label_;
+  std::string schema_;
+  std::string name_;
+};
+
+}  // namespace tidemark::dbsink
