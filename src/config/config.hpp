@@ -115,6 +115,10 @@ struct TableMapping {
   // Target column -> the mapped source table ("schema.table") whose key the copied source value is: the
   // value written is that row's target key, looked up in the id map.
   std::map<std::string, std::string> references;
+  // Last writer wins: a written target column (a version number or an updated_at time) that an incoming
+  // row must exceed to overwrite the target's row; updates never recreate a deleted row. Empty: every
+  // change applies.
+  std::string version;
   int line = 0;  // where the mapping starts in the file, for messages
   bool operator==(const TableMapping&) const = default;
 };
@@ -146,6 +150,13 @@ struct StateConfig {
 struct QueueConfig {
   int64_t max_events = 0;
   int64_t max_bytes = 0;
+};
+
+// Two pipelines in opposite directions between two databases (docs/database-sink.md, Two-way sync).
+struct TwoWayConfig {
+  std::string peer;          // the pipeline applying changes into this one's source database; empty: one way
+  std::string marker_table;  // in both databases: each sink marks its transactions there
+  bool enabled() const { return !peer.empty(); }
 };
 
 // DBLog snapshots beside the log (docs/snapshots.md).
@@ -189,6 +200,7 @@ struct Config {
   SnapshotConfig snapshot;
   HttpConfig http;
   HeartbeatConfig heartbeat;
+  TwoWayConfig two_way;
 };
 
 }  // namespace tidemark

@@ -172,6 +172,16 @@ class Loader {
         add(value_mark("sink.database.tls.mode"), "sink.database.tls.mode",
             "is " + tls.mode + ", which verifies the target's certificate: set sink.database.tls.ca to the CA that signed it");
     }
+    if (c.two_way.enabled() && !failed_.count("two_way.peer")) {
+      const YAML::Mark at = value_mark("two_way.peer");
+      const bool database_sink = c.sink.type == "postgres" || c.sink.type == "mysql";
+      if (c.two_way.peer == c.name)
+        add(at, "two_way.peer", "names this pipeline itself: name the pipeline that runs the other way");
+      if (sink_known && !database_sink)
+        add(at, "two_way.peer", "needs a database sink (sink.type postgres or mysql): two-way sync applies changes into a database");
+      if (source_known && !describe_source(c.source).is_database)
+        add(at, "two_way.peer", "needs a database source (postgres or mysql)");
+    }
     const SourceDescriptor& kind = describe_source(c.source);
     if (source_known && kind.is_database) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");

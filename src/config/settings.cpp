@@ -164,6 +164,8 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
             mapping.columns.emplace_back(column.first.Scalar(), std::move(value));
           }
         }
+      } else if (key == "version") {
+        e = read_scalar(field.second, env, mapping.version);
       } else if (key == "generated_key") {
         if (!field.second.IsScalar() || (field.second.Scalar() != "true" && field.second.Scalar() != "false"))
           e = "expected true or false";
@@ -187,11 +189,13 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
           }
         }
       } else {
-        e = "unknown key (a mapping has source, target, where, columns, generated_key, references)";
+        e = "unknown key (a mapping has source, target, where, columns, generated_key, references, version)";
       }
       if (e) return where + key + ": " + *e;
     }
     if (mapping.source.empty()) return where + "source: required (a captured table, as source.tables names it)";
+    if (mapping.generated_key && !mapping.version.empty())
+      return where + "version: not supported together with generated_key yet";
     if (mapping.generated_key && !mapping.where.empty())
       return where + "where: not supported together with generated_key (the id map would keep rows that left the filter)";
     for (const auto& other : out)
@@ -250,6 +254,7 @@ std::string render_value(const std::vector<TableMapping>& v) {
       out += "}";
     }
     if (m.generated_key) out += ", generated_key: true";
+    if (!m.version.empty()) out += ", version: " + m.version;
     if (!m.references.empty()) out += ", references: " + render_value(m.references);
     out += "}";
   }
@@ -380,6 +385,8 @@ Error logical_name(const std::string& v) {
   if (!ok) return "'" + v + "' must be non-empty and use only letters, digits, '_', '.' and '-' (it names Kafka topics)";
   return std::nullopt;
 }
+
+Error logical_name_or_empty(const std::string& v) { return v.empty() ? std::nullopt : logical_name(v); }
 
 // host:port with a port in 1..65535 (IPv6 hosts in brackets), or empty.
 Error listen_address(const std::string& v) {
@@ -550,8 +557,9 @@ std::vector<Setting> build_table() {
       "expression the target evaluates over the source row, naming source values as :column, e.g. "
       "full_name: \"concat(:first_name, ' ', :last_name)\", source: \"'legacy'\"; only the listed columns are written), "
       "generated_key (true: the target generates its one-column key, the id map pairs it with the source key) and "
-      "references (target column: the mapped source table whose key it holds, translated through the id map). "
-      "Tables not listed go to the target table of the same name, column by column. Checked against both databases at "
+      "references (target column: the mapped source table whose key it holds, translated through the id map) and "
+      "version (a written target column, a version number or updated_at: a row overwrites the target's only when "
+      "newer, and updates never recreate deleted rows; the conflict policy of two-way sync). Tables not listed go to the target table of the same name, column by column. Checked against both databases at "
       "start (docs/database-sink.md).")
       .byDefault({}),
     property<int64_t>("sink.database.retry_max_ms", [](Config& c) -> auto& { return c.sink.database.retry_max_ms; },
@@ -645,6 +653,16 @@ std::vector<Setting> build_table() {
     property<int64_t>("queue.max_bytes", [](Config& c) -> auto& { return c.queue.max_bytes; },
       "Bound of the queue between the source and the sink, in bytes.").byDefault(64LL << 20).validate(in_range(1 << 16, 1LL << 40)),
 
+    property<std::string>("two_way.peer", [](Config& c) -> auto& { return c.two_way.peer; },
+      "Two-way sync: the name of the pipeline that applies changes into this pipeline's source database (the one "
+      "running the other way). This pipeline's database sink then marks every transaction it applies, and its source "
+      "drops every transaction the peer marked, so no change comes back (docs/database-sink.md). Empty: one way.")
+      .byDefault("").validate(logical_name_or_empty),
+    property<std::string>("two_way.marker_table", [](Config& c) -> auto& { return c.two_way.marker_table; },
+      "Two-way sync: the table, in both databases, in which each database sink marks the transactions it applies "
+      "(one row per pipeline, updated first in each); created when missing. In the default schema (PostgreSQL) or "
+      "source.database / sink.database.database (MySQL).")
+      .byDefault("tidemark_marker").validate(logical_name),
     property<int64_t>("heartbeat.interval_ms", [](Config& c) -> auto& { return c.heartbeat.interval_ms; },
       "Every this many milliseconds, a heartbeat record on the topic <heartbeat.topic_prefix>.<topic prefix> "
       "(key {\"serverName\": prefix}, value {\"ts_ms\": now}, as Debezium's), so consumers can tell an idle pipeline "

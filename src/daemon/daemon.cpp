@@ -146,7 +146,8 @@ class Pipeline {
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
-    publish_stage_.emplace(*queue_, snapshots_ ? &snapshots_->merger() : nullptr, *sink_,
+    if (config_.two_way.enabled()) echo_.emplace(marker_table_in_source(config_), config_.two_way.peer, config_.name);
+    publish_stage_.emplace(*queue_, echo_ ? &*echo_ : nullptr, snapshots_ ? &snapshots_->merger() : nullptr, *sink_,
                            std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms),
                            std::chrono::milliseconds(config_.heartbeat.interval_ms));
     publish_stage_->start();
@@ -359,6 +360,7 @@ class Pipeline {
   std::unique_ptr<Source> source_;
   std::optional<StatePersister> persister_;
   std::unique_ptr<SnapshotStage> snapshots_;
+  std::optional<EchoFilter> echo_;
   std::optional<EventQueue> queue_;
   std::optional<PublishStage> publish_stage_;
   std::jthread source_thread_;

@@ -5,11 +5,13 @@
 
 #include "sink/database/database_sink.hpp"
 #include "sink/database/id_map.hpp"
+#include "sink/database/marker_table.hpp"
 #include "sink/database/mapping_check.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/record_sink.hpp"
 #include "sink/sink_factory.hpp"
 #include "snapshot/control_tables.hpp"
+#include "source/echo_filter.hpp"
 #include "source/source_factory.hpp"
 #include "source/table_patterns.hpp"
 
@@ -100,6 +102,18 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
       out.warnings.push_back("created at start: the id map table " + id_map.label());
   }
   if (!unreachable && !mappings.empty()) check_mappings(config, *target, out);
+  if (!unreachable && config.two_way.enabled()) {
+    const bool pg = target->dialect() == dbsink::Dialect::Postgres;
+    const dbsink::MarkerTable marker(target->dialect(), pg ? config.sink.database.schema : config.sink.database.database,
+                                     config.two_way.marker_table);
+    bool exists = false;
+    if (auto failed = marker.ensure(*target, mode == PreflightMode::Run, config.name, exists))
+      out.problems.push_back("two_way: cannot create the marker table " + marker.label() + " in the target: " +
+                             failed->message + "; grant CREATE (and INSERT, UPDATE on it) to sink.database.user, or "
+                             "create it:\n  " + marker.create_statement());
+    else if (!exists)
+      out.warnings.push_back("created at start: the marker table " + marker.label() + " in the target");
+  }
   out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
   out.sink = std::make_unique<dbsink::DatabaseSink>(config, *out.tracker, std::move(target),
                                                      out.state ? out.state->extensions : nlohmann::json::object());
@@ -140,6 +154,28 @@ Config check_snapshots(const Config& config, PreflightMode mode, Preflight& out)
   return mode == PreflightMode::Run || out.reader->control_tables_exist() ? with_tables : config;
 }
 
+// Two-way sync: the source database's marker table (which the peer's sink updates) exists, created when
+// missing, and is captured, so the echo filter sees the peer's marks. Returns the configuration the source
+// runs with.
+Config check_two_way_source(const Config& config, PreflightMode mode, Preflight& out) {
+  if (!config.two_way.enabled()) return config;
+  const std::string name = marker_table_in_source(config);
+  auto source = dbsink::make_target_connection(config.source, "tidemark-" + config.name + "-check");
+  if (source->connect()) return config;  // the source's own checks report it
+  const size_t dot = name.find('.');
+  const dbsink::MarkerTable marker(source->dialect(), name.substr(0, dot), name.substr(dot + 1));
+  bool exists = false;
+  if (auto failed = marker.ensure(*source, mode == PreflightMode::Run, config.two_way.peer, exists)) {
+    out.problems.push_back("two_way: cannot create the marker table " + marker.label() + " in the source: " +
+                           failed->message + "; create it (the peer pipeline's sink writes it):\n  " + marker.create_statement());
+    return config;
+  }
+  if (!exists) out.warnings.push_back("created at start: the marker table " + marker.label() + " in the source");
+  Config with_marker = config;
+  with_marker.source.tables.push_back(name);
+  return with_marker;
+}
+
 void check_source(const Config& source_config, PreflightMode mode, Preflight& out) {
   try {
     out.source = make_source(source_config);
@@ -162,7 +198,7 @@ Preflight run_preflight(const Config& config, PreflightMode mode) {
     check_state(config, out);
     check_sink(config, out);
   }
-  const Config source_config = check_snapshots(config, mode, out);
+  const Config source_config = check_two_way_source(check_snapshots(config, mode, out), mode, out);
   check_source(source_config, mode, out);
   return out;
 }

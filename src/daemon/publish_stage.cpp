@@ -14,9 +14,10 @@ constexpr size_t kPopBatch = 1024;
 
 }  // namespace
 
-PublishStage::PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, ChangeSink& sink,
+PublishStage::PublishStage(EventQueue& queue, EchoFilter* echo, snapshot::SnapshotMerger* merger, ChangeSink& sink,
                            std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval)
     : queue_(queue),
+      echo_(echo),
       merger_(merger),
       sink_(sink),
       flush_timeout_(flush_timeout),
@@ -41,6 +42,7 @@ void PublishStage::loop() {
     batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
     queue_.pop_batch(batch, kPopBatch, sink_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
     for (auto& item : batch) {
+      if (echo_ && !echo_->pass(item)) continue;
       const bool published = merger_ ? merger_->process(item, emit) : sink_.publish(item);
       if (!published) {
         failed_ = true;

@@ -1,6 +1,6 @@
 #pragma once
-// The publisher thread: takes batches off the event queue, passes each item through the snapshot merge
-// stage (when snapshotting) to the sink, polls the sink and beats for the watchdog. When intake has
+// The publisher thread: takes batches off the event queue, drops the peer's echoes (two-way sync), passes
+// each item through the snapshot merge stage (when snapshotting) to the sink, polls the sink and beats for the watchdog. When intake has
 // stopped and the queue is drained, it flushes the sink (bounded) and is done.
 
 #include <atomic>
@@ -10,6 +10,7 @@
 #include "core/bounded_queue.hpp"
 #include "sink/change_sink.hpp"
 #include "snapshot/snapshot_merger.hpp"
+#include "source/echo_filter.hpp"
 #include "source/source.hpp"
 
 namespace tidemark {
@@ -18,9 +19,9 @@ class PublishStage {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `merger` may be null (no snapshots). All must outlive the stage. A heartbeat record goes out every
-  // `heartbeat_interval` (0: never).
-  PublishStage(EventQueue& queue, snapshot::SnapshotMerger* merger, ChangeSink& sink,
+  // `echo` (two-way sync) and `merger` (snapshots) may be null. All must outlive the stage. A heartbeat
+  // record goes out every `heartbeat_interval` (0: never).
+  PublishStage(EventQueue& queue, EchoFilter* echo, snapshot::SnapshotMerger* merger, ChangeSink& sink,
                std::chrono::milliseconds flush_timeout, std::chrono::milliseconds heartbeat_interval);
   ~PublishStage();
   PublishStage(const PublishStage&) = delete;
@@ -39,6 +40,7 @@ class PublishStage {
   void beat() { heartbeat_ = Clock::now().time_since_epoch().count(); }
 
   EventQueue& queue_;
+  EchoFilter* echo_;
   snapshot::SnapshotMerger* merger_;
   ChangeSink& sink_;
   std::chrono::milliseconds flush_timeout_;

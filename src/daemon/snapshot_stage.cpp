@@ -7,6 +7,7 @@
 
 #include "sink/database/table_plan.hpp"
 #include "snapshot/control_tables.hpp"
+#include "source/echo_filter.hpp"
 
 namespace tidemark {
 
@@ -20,6 +21,10 @@ std::unique_ptr<SnapshotStage> SnapshotStage::create(const Config& config, bool 
     if (!tables.ok()) {
       spdlog::error("initial snapshot: cannot list the captured tables: {}", tables.error);
       return nullptr;
+    }
+    if (config.two_way.enabled()) {  // the marker table is the pipelines' own, like the signal table
+      const std::string marker = marker_table_in_source(config);
+      std::erase_if(*tables.value, [&](const TableId& t) { return dbsink::mapped_name(t) == marker; });
     }
     // A database sink translating references loads the referenced tables first.
     dbsink::order_referenced_first(*tables.value, config.sink.database.tables);

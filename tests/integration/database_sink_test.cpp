@@ -13,6 +13,7 @@
 #include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <thread>
 
 #include "database.hpp"
@@ -379,6 +380,123 @@ TEST_P(DatabaseApplyGeneratedKeys, EverySourceRowHasOneTargetRowAndReferencesFol
 INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyGeneratedKeys,
                          testing::Values(ApplyCase{"mariadb", "postgres", 5, true}, ApplyCase{"postgres", "mariadb", 5, true}),
                          case_name);
+
+// Two-way sync: pipeline A (a's database -> b's) and pipeline B (b's -> a's), each naming the other as its
+// peer. Writers change both sides at once (inserts with ids of their own, version bumps, key changes,
+// deletes) and fight over a few shared rows, setting different payloads on both sides. Once they stop, both
+// tables must be equal (the version column decides, ties going to the pipeline whose name sorts first), and
+// stay quiet: the marker counters, one per applied target transaction, stop moving (no echo loop).
+struct TwoWayCase {
+  std::string a;
+  std::string b;
+  uint64_t seed;
+};
+
+std::string two_way_name(const testing::TestParamInfo<TwoWayCase>& info) { return info.param.a + "_and_" + info.param.b; }
+
+class DatabaseTwoWay : public testing::TestWithParam<TwoWayCase> {};
+
+TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
+  const TwoWayCase param = GetParam();
+  auto a = make_database(param.a);
+  auto b = make_database(param.b);
+  const int64_t rows = table_rows() / 10;
+  const int64_t shared = 20;  // ids rows + 1 .. rows + shared: both sides set their own payload there
+  const std::string ta = a->name("left");
+  const std::string tb = b->name("right");
+  const std::string shape = "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT";
+  a->create_table(ta, shape);
+  a->fill(ta, rows + shared);
+  b->create_table(tb, shape);
+  b->fill(tb, rows + shared);
+  const auto mapping = [](Database& from, const std::string& source, const std::string& target) {
+    return "    tables:\n      - source: " + from.qualified_name(source) + "\n        target: " + target +
+           "\n        version: version\n";
+  };
+  a->sink_yaml = sink_yaml(param.b) + mapping(*a, ta, tb);
+  b->sink_yaml = sink_yaml(param.a) + mapping(*b, tb, ta);
+  a->write_config({ta}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + b->daemon().name() + "\n");
+  b->write_config({tb}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + a->daemon().name() + "\n");
+  ASSERT_TRUE(a->start()) << a->daemon().stderr_text();
+  ASSERT_TRUE(b->start()) << b->daemon().stderr_text();
+
+  const char* seconds_env = std::getenv("TIDEMARK_TWO_WAY_SECONDS");
+  const auto run_for = std::chrono::seconds(seconds_env && *seconds_env ? std::stoll(seconds_env) : 15);
+  {
+    ConcurrentWriters writers_a([&] { return a->session(); }, ta, 2, param.seed, rows, 10'000'000);
+    ConcurrentWriters writers_b([&] { return b->session(); }, tb, 2, param.seed + 1, rows, 20'000'000);
+    std::atomic<bool> stop{false};
+    const auto fight = [&](Database& db, const std::string& table, const std::string& side) {
+      auto session = db.session();
+      std::mt19937_64 random(param.seed + side.size());
+      for (int i = 0; !stop; ++i) {
+        const int64_t id = rows + 1 + static_cast<int64_t>(random() % shared);
+        session->exec("UPDATE " + table + " SET version = version + 1, payload = '" + side + " " + std::to_string(i) +
+                      "' WHERE id = " + std::to_string(id));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2 + random() % 8));
+      }
+    };
+    std::jthread fight_a([&] { fight(*a, ta, "a"); });
+    std::jthread fight_b([&] { fight(*b, tb, "b"); });
+    std::this_thread::sleep_for(run_for);
+    stop = true;
+    writers_a.stop();
+    writers_b.stop();
+    ASSERT_GT(writers_a.operations() + writers_b.operations(), 300u) << "the writers barely ran";
+  }
+
+  std::vector<std::string> left, right;
+  const auto converged = [&] {
+    return wait_until([&] {
+      left = rows_of(*a, ta);
+      right = rows_of(*b, tb);
+      return left == right;
+    }, 90s);
+  };
+  const auto report = [&] {
+    size_t i = 0;
+    while (i < left.size() && i < right.size() && left[i] == right[i]) ++i;
+    return std::to_string(left.size()) + " rows on " + param.a + ", " + std::to_string(right.size()) + " on " + param.b +
+           "; first difference at " + std::to_string(i) + ": " + (i < left.size() ? left[i] : "(none)") + " vs " +
+           (i < right.size() ? right[i] : "(none)") + "\nA:\n" + a->daemon().stderr_text() + "\nB:\n" + b->daemon().stderr_text();
+  };
+  ASSERT_TRUE(converged()) << report();
+
+  // A conflict on every shared row, for certain: both pipelines stopped (idle, so holding no locks), both
+  // sides change the same rows from the same version, then both go on. Equal versions: the pipeline whose
+  // name sorts first wins, on both sides.
+  ASSERT_EQ(::kill(a->daemon().process().pid(), SIGSTOP), 0);
+  ASSERT_EQ(::kill(b->daemon().process().pid(), SIGSTOP), 0);
+  const std::string shared_rows = " WHERE id > " + std::to_string(rows);
+  a->exec("UPDATE " + ta + " SET version = version + 1, payload = 'final a'" + shared_rows);
+  b->exec("UPDATE " + tb + " SET version = version + 1, payload = 'final b'" + shared_rows);
+  ASSERT_EQ(::kill(a->daemon().process().pid(), SIGCONT), 0);
+  ASSERT_EQ(::kill(b->daemon().process().pid(), SIGCONT), 0);
+  const bool equal = converged();
+  EXPECT_TRUE(equal) << report();
+  const std::string winner = a->daemon().name() < b->daemon().name() ? "final a" : "final b";
+  EXPECT_EQ(a->column("SELECT DISTINCT payload FROM " + ta + shared_rows), std::vector<std::string>{winner});
+  EXPECT_EQ(b->column("SELECT DISTINCT payload FROM " + tb + shared_rows), std::vector<std::string>{winner});
+
+  // No echo: once both sides agree, neither sink applies anything more.
+  const auto markers = [&] {
+    return a->column("SELECT transactions FROM tidemark_marker WHERE pipeline = '" + b->daemon().name() + "'").at(0) + "/" +
+           b->column("SELECT transactions FROM tidemark_marker WHERE pipeline = '" + a->daemon().name() + "'").at(0);
+  };
+  const std::string before = markers();
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(markers(), before) << "the sinks kept applying transactions after the writers stopped: an echo loop";
+  EXPECT_NE(before, "0/0");
+  std::cout << param.a << " <-> " << param.b << ": " << left.size() << " rows, applied transactions (into a/into b) "
+            << before << "\n";
+  EXPECT_EQ(a->daemon().stop(SIGTERM), 0) << a->daemon().stderr_text();
+  EXPECT_EQ(b->daemon().stop(SIGTERM), 0) << b->daemon().stderr_text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, DatabaseTwoWay,
+                         testing::Values(TwoWayCase{"mariadb", "postgres", 11}, TwoWayCase{"postgres", "postgres", 12},
+                                         TwoWayCase{"mariadb", "mariadb", 13}),
+                         two_way_name);
 
 }  // namespace
 }  // namespace tidemark::test

@@ -800,5 +800,25 @@ TEST(Config, IdMappingOptionsLoadAndReferencesMustNameAGeneratedKeyMapping) {
   EXPECT_NE(refused->message.find("not supported together with generated_key"), std::string::npos) << refused->message;
 }
 
+TEST(Config, TwoWayNeedsADatabaseSinkAndAnotherPipeline) {
+  const auto ok = load(
+      "name: legacy_to_modern\nsource:\n  type: mysql\n  user: u\n  database: shop\n  tables: [shop.customers]\n"
+      "sink:\n  type: postgres\n  database:\n    user: app\n    database: crm\ntwo_way:\n  peer: modern_to_legacy\n");
+  ASSERT_TRUE(ok.ok()) << format_errors(ok.errors);
+  EXPECT_EQ(ok.config.two_way.peer, "modern_to_legacy");
+  EXPECT_EQ(ok.config.two_way.marker_table, "tidemark_marker");
+
+  const auto self = load(
+      "name: loop\nsource:\n  type: mysql\n  user: u\n  database: shop\n  tables: [shop.customers]\n"
+      "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\ntwo_way:\n  peer: loop\n");
+  const auto error = error_for(self, "two_way.peer");
+  ASSERT_TRUE(error) << format_errors(self.errors);
+  EXPECT_NE(error->message.find("names this pipeline itself"), std::string::npos) << error->message;
+  EXPECT_EQ(error->line, 12);
+  bool needs_database_sink = false;
+  for (const auto& e : self.errors) needs_database_sink |= e.message.find("needs a database sink") != std::string::npos;
+  EXPECT_TRUE(needs_database_sink) << format_errors(self.errors);
+}
+
 }  // namespace
 }  // namespace tidemark

@@ -179,5 +179,28 @@ TEST(TablePlan, ReferencedTablesAreSnapshottedFirst) {
   EXPECT_EQ(names, (std::vector<std::string>{"audit", "customers", "orders", "items"}));
 }
 
+TEST(TablePlan, AVersionColumnGuardsTheUpsertOnBothTargets) {
+  TableMapping m;
+  m.source = "shop.legacy_customers";
+  m.columns = {{"customer_id", "id"}, {"status", "status"}, {"source_system", "first_name"}};
+  m.version = "status";
+  const PlanResult pg = plan_table(Dialect::Postgres, legacy_customers(), &m, "crm", "modern_customers", modern_customers(), false);
+  ASSERT_TRUE(pg.plan) << pg.error;
+  EXPECT_EQ(pg.plan->version, std::optional<size_t>(1));
+  EXPECT_EQ(pg.plan->upsert_tail,
+            " ON CONFLICT (\"customer_id\") DO UPDATE SET \"source_system\" = EXCLUDED.\"source_system\", \"status\" = "
+            "EXCLUDED.\"status\" WHERE EXCLUDED.\"status\" > \"crm\".\"modern_customers\".\"status\"");
+  // MySQL: each column keeps its value unless the incoming version is newer; the version is assigned last.
+  const PlanResult my = plan_table(Dialect::MySql, legacy_customers(), &m, "crm", "modern_customers", modern_customers(), true);
+  ASSERT_TRUE(my.plan) << my.error;
+  EXPECT_EQ(my.plan->upsert_tail,
+            " ON DUPLICATE KEY UPDATE `source_system` = IF(VALUES(`status`) >= `status`, VALUES(`source_system`), "
+            "`source_system`), `status` = GREATEST(`status`, VALUES(`status`))");
+  m.version = "customer_id";
+  const PlanResult key = plan_table(Dialect::MySql, legacy_customers(), &m, "crm", "modern_customers", modern_customers());
+  ASSERT_FALSE(key.plan);
+  EXPECT_NE(key.error.find("version: customer_id is part of the key"), std::string::npos) << key.error;
+}
+
 }  // namespace
 }  // namespace tidemark::dbsink

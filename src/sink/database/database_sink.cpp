@@ -54,7 +54,13 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       target_(std::move(target)),
       positions_(config.sink.database, config.name),
       id_map_(config.sink.database, config.name),
-      extensions_(std::move(extensions)) {}
+      extensions_(std::move(extensions)) {
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  begin_ = pg ? "BEGIN;\n" : "START TRANSACTION;\n";
+  if (config.two_way.enabled())
+    begin_ += MarkerTable(target_->dialect(), pg ? settings_.schema : settings_.database, config.two_way.marker_table)
+                  .mark_statement(*target_, config.name);
+}
 
 std::optional<std::string> DatabaseSink::fatal_error() const {
   const std::lock_guard lock(fatal_mutex_);
@@ -135,7 +141,9 @@ const TablePlan* DatabaseSink::plan_for(const TableSchemaPtr& table) {
       }
       if (!recover(error, false)) return nullptr;  // reconnects (and re-opens the transaction in progress)
     }
-    PlanResult planned = plan_table(target_->dialect(), table, mapping, schema, name, *described);
+    // Two-way sync breaks version ties the same way on both sides: the pipeline whose name sorts first wins.
+    const bool apply_ties = !config_.two_way.enabled() || config_.name < config_.two_way.peer;
+    PlanResult planned = plan_table(target_->dialect(), table, mapping, schema, name, *described, apply_ties);
     if (!planned.plan) {
       fail(planned.error);
       return nullptr;
@@ -182,6 +190,9 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
       // Columns the log left out (unchanged TOASTed values, a MINIMAL binlog image) keep their target value:
       // an UPDATE of the rest, which also moves the key when it changed.
       if (partial) return add_update(*plan, event, after, *old_key, key_moved);
+      // Last writer wins: an update changes the row only where the target's is older, and never brings
+      // back a row deleted there.
+      if (plan->version && !key_moved) return add_update(*plan, event, after, *old_key, false);
       // A key change moves the row: the old key's row goes, the new one comes.
       if (key_moved) return add_delete(*plan, event, *old_key) && add_upsert(*plan, event, after);
       return add_upsert(*plan, event, after);
@@ -468,6 +479,17 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
     // Leaving the filter deletes the row; otherwise the update applies (its key moved or not).
     script_ += "DELETE FROM " + plan.target + " WHERE " + where + " AND NOT coalesce((" + filter + "), false);\n";
   }
+  if (plan.version && any) {
+    const TargetValue& v = plan.values[*plan.version];
+    const bool carried = v.source ? !unavailable(row, *v.source)
+                                  : std::none_of(v.expression.refs.begin(), v.expression.refs.end(),
+                                                 [&](size_t r) { return unavailable(row, r); });
+    if (carried) {
+      where += " AND " + v.name + (plan.apply_ties ? " <= " : " < ");
+      if (!(v.source ? append_copied(where, v, event, row, plan) : append_template(where, v.expression, event, row, plan)))
+        return false;
+    }
+  }
   if (any) script_ += sql + " WHERE " + where + ";\n";
   return true;
 }
@@ -495,8 +517,7 @@ bool DatabaseSink::commit() {
 }
 
 bool DatabaseSink::send(std::string part, bool final) {
-  const char* begin = target_->dialect() == Dialect::Postgres ? "BEGIN;\n" : "START TRANSACTION;\n";
-  std::optional<TargetError> error = target_->execute(open_ ? part : begin + part);
+  std::optional<TargetError> error = target_->execute(open_ ? part : begin_ + part);
   sent_.push_back(std::move(part));
   if (!error) {
     open_ = !final;
@@ -510,7 +531,6 @@ bool DatabaseSink::recover(TargetError error, bool final) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(settings_.retry_max_ms);
   auto delay = std::chrono::milliseconds(500);
   int conflicts = 0;
-  const std::string begin = target_->dialect() == Dialect::Postgres ? "BEGIN;\n" : "START TRANSACTION;\n";
   for (;;) {
     if (aborted_) {
       fail("stopped while the target was failing: " + error.message);
@@ -565,7 +585,7 @@ bool DatabaseSink::recover(TargetError error, bool final) {
         break;
       }
     }
-    std::string all = begin;
+    std::string all = begin_;
     for (const auto& part : sent_) all += part;
     if (auto failed = target_->execute(all)) {
       error = std::move(*failed);

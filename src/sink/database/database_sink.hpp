@@ -14,6 +14,8 @@
 // - A lost connection is retried with backoff for sink.database.retry_max_ms; afterwards the position
 //   table says whether the COMMIT in flight landed, and the transaction is applied again only if it did
 //   not. A deadlock is retried at once. Any other error stops the daemon (status 2), naming the table.
+// - With two_way.peer, the first statement of every target transaction updates this pipeline's row of the
+//   marker table (marker_table.hpp), so the pipeline reading the target drops it.
 
 #include <atomic>
 #include <mutex>
@@ -32,6 +34,7 @@
 #include "sink/change_sink.hpp"
 #include "sink/database/apply_position.hpp"
 #include "sink/database/id_map.hpp"
+#include "sink/database/marker_table.hpp"
 #include "sink/database/table_plan.hpp"
 #include "sink/database/target_connection.hpp"
 
@@ -104,6 +107,7 @@ class DatabaseSink final : public ChangeSink {
   std::unique_ptr<TargetConnection> target_;
   ApplyPositionTable positions_;
   IdMapTable id_map_;
+  std::string begin_;  // opens a target transaction: BEGIN, and with two_way.peer the marker's update
   nlohmann::json extensions_;
   PipelineMetrics* metrics_ = nullptr;
 

@@ -165,7 +165,8 @@ const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, cons
 }
 
 PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
-                      const std::string& target_schema, const std::string& target_table, const TargetTable& described) {
+                      const std::string& target_schema, const std::string& target_table, const TargetTable& described,
+                      bool apply_ties) {
   PlanResult out;
   const std::string label = target_schema + "." + target_table;
   const std::string from = "source table " + source->id.to_string() + " -> target table " + label + ": ";
@@ -285,6 +286,18 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     plan.key.push_back(*plan.values[at].source);
     plan.key_values.push_back(at);
   }
+  plan.apply_ties = apply_ties;
+  if (mapping && !mapping->version.empty()) {
+    const auto it = std::find_if(target_names.begin(), target_names.end(),
+                                 [&](const std::string& n) { return same_name_ignoring_case(n, mapping->version); });
+    const auto at = static_cast<size_t>(it - target_names.begin());
+    if (it == target_names.end())
+      problems.push_back("version: " + mapping->version + " is not a written column of the target table");
+    else if (std::find(plan.key_values.begin(), plan.key_values.end(), at) != plan.key_values.end())
+      problems.push_back("version: " + mapping->version + " is part of the key; name a version or updated_at column");
+    else
+      plan.version = at;
+  }
   if (!problems.empty()) {
     for (const auto& p : problems) out.error += (out.error.empty() ? "" : "\n") + from + p;
     return out;
@@ -361,11 +374,22 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     }
   }
   std::vector<std::string> set;
+  const std::string newer = apply_ties ? " >= " : " > ";
+  const std::string version_name = plan.version ? plan.values[*plan.version].name : "";
   for (size_t i = 0; i < plan.values.size(); ++i) {
     if (std::find(plan.key_values.begin(), plan.key_values.end(), i) != plan.key_values.end()) continue;
+    if (plan.version && i == *plan.version) continue;  // last: MySQL reads the columns assigned before as updated
     const std::string& n = plan.values[i].name;
-    set.push_back(dialect == Dialect::Postgres ? n + " = EXCLUDED." + n : n + " = VALUES(" + n + ")");
+    if (dialect == Dialect::Postgres)
+      set.push_back(n + " = EXCLUDED." + n);
+    else if (plan.version)
+      set.push_back(n + " = IF(VALUES(" + version_name + ")" + newer + version_name + ", VALUES(" + n + "), " + n + ")");
+    else
+      set.push_back(n + " = VALUES(" + n + ")");
   }
+  if (plan.version)
+    set.push_back(dialect == Dialect::Postgres ? version_name + " = EXCLUDED." + version_name
+                                               : version_name + " = GREATEST(" + version_name + ", VALUES(" + version_name + "))");
   if (dialect == Dialect::Postgres) {
     std::string conflict = "(";
     for (size_t i = 0; i < key_names.size(); ++i) conflict += (i ? ", " : "") + key_names[i];
@@ -377,6 +401,9 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     plan.upsert_tail = " ON DUPLICATE KEY UPDATE ";
   }
   for (size_t i = 0; i < set.size(); ++i) plan.upsert_tail += (i ? ", " : "") + set[i];
+  if (plan.version && dialect == Dialect::Postgres) {
+    plan.upsert_tail += " WHERE EXCLUDED." + version_name + newer + plan.target + "." + version_name;
+  }
   plan.insert_tail += plan.upsert_tail;
   out.plan = std::move(plan);
   return out;

@@ -72,6 +72,10 @@ struct TablePlan {
   std::string generated_type;
   std::string map_name;        // the source table in the id map ("schema.table")
   bool references = false;     // some value is translated through the id map
+  // Last writer wins (TableMapping::version): the index in `values` of the version column; an equal
+  // version overwrites when `apply_ties`.
+  std::optional<size_t> version;
+  bool apply_ties = true;
 };
 
 struct PlanResult {
@@ -82,8 +86,10 @@ struct PlanResult {
 // The plan of `source` into `target_table`, as `mapping` says (null: column by column, same names). Every
 // problem (no such table or column on either side, no primary key, a key that is not copied, an expression
 // that is not allowed) is reported in `error`, one per line, each naming the fix.
+// `apply_ties`: with a version column, whether an equal version overwrites (two_way: one side of the pair).
 PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
-                      const std::string& target_schema, const std::string& target_table, const TargetTable& described);
+                      const std::string& target_schema, const std::string& target_table, const TargetTable& described,
+                      bool apply_ties = true);
 
 // Where `mapping` (may be null) sends `source`: the target schema (postgres) or database (mysql) and table.
 std::pair<std::string, std::string> target_of(const TableId& source, const TableMapping* mapping,
