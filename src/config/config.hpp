@@ -52,8 +52,18 @@ struct DatabaseEndpoint {
   std::string settings = "source";
 };
 
+// source.type kafka: topics of change records (Tidemark's or Debezium's JSON) to apply to a database sink.
+struct KafkaSourceConfig {
+  std::string bootstrap_servers;
+  std::vector<std::string> topics;
+  std::string group_id;  // empty: the pipeline's name
+  std::string start;     // earliest | latest: where a first start reads each partition from
+  std::map<std::string, std::string> properties;  // librdkafka consumer properties, passed as they are
+};
+
 struct SourceConfig : DatabaseEndpoint {
   std::vector<std::string> tables;
+  KafkaSourceConfig kafka;
   GeneratorSourceConfig generator;
   PostgresSourceConfig postgres;
   MySqlSourceConfig mysql;

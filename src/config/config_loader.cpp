@@ -172,6 +172,13 @@ class Loader {
         add(value_mark("sink.database.tls.mode"), "sink.database.tls.mode",
             "is " + tls.mode + ", which verifies the target's certificate: set sink.database.tls.ca to the CA that signed it");
     }
+    if (source_known && c.source.type == "kafka") {
+      if (c.source.kafka.bootstrap_servers.empty())
+        add(mark_of("source"), "source.kafka.bootstrap_servers", "required for a kafka source");
+      if (c.source.kafka.topics.empty()) add(mark_of("source"), "source.kafka.topics", "list the topics to apply");
+      if (sink_known && c.sink.type != "postgres" && c.sink.type != "mysql")
+        add(mark_of("source"), "source.type", "kafka needs a database sink (sink.type postgres or mysql): it applies topics to a database");
+    }
     if (c.two_way.enabled() && !failed_.count("two_way.peer")) {
       const YAML::Mark at = value_mark("two_way.peer");
       const bool database_sink = c.sink.type == "postgres" || c.sink.type == "mysql";

@@ -450,7 +450,8 @@ std::vector<Setting> build_table() {
       .byDefault("info").choices({"trace", "debug", "info", "warn", "error"}).reloadable(),
 
     property<std::string>("source.type", [](Config& c) -> auto& { return c.source.type; },
-      "Which database log to read: postgres, mysql (MySQL and MariaDB), or generator (synthetic changes for demos and benchmarks).")
+      "Which database log to read: postgres, mysql (MySQL and MariaDB), kafka (topics of change records, applied to a "
+      "database sink), or generator (synthetic changes for demos and benchmarks).")
       .required().choices(source_type_names()),
     property<std::string>("source.host", [](Config& c) -> auto& { return c.source.host; },
       "Database host.").byDefault("127.0.0.1"),
@@ -490,6 +491,21 @@ std::vector<Setting> build_table() {
     property<int64_t>("source.postgres.status_interval_ms", [](Config& c) -> auto& { return c.source.postgres.status_interval_ms; },
       "How often to send standby status updates (received and flushed LSN); keep it well below the server's wal_sender_timeout.")
       .byDefault(10000).validate(in_range(100, 3600000)),
+    property<std::string>("source.kafka.bootstrap_servers", [](Config& c) -> auto& { return c.source.kafka.bootstrap_servers; },
+      "source.type kafka: the brokers to read from, host:port[,host:port...].").byDefault(""),
+    property<std::vector<std::string>>("source.kafka.topics", [](Config& c) -> auto& { return c.source.kafka.topics; },
+      "source.type kafka: the topics of change records to apply (Tidemark's or Debezium's JSON, with or without the "
+      "schema/payload wrapper). Each partition is applied in order; the offsets are kept in the target's position "
+      "table, in the same transaction as the rows.").byDefault({}),
+    property<std::string>("source.kafka.group_id", [](Config& c) -> auto& { return c.source.kafka.group_id; },
+      "source.type kafka: the consumer group the applied offsets are also committed to, for lag monitoring (the "
+      "target's position table is what a restart reads). Empty: the pipeline's name.").byDefault(""),
+    property<std::string>("source.kafka.start", [](Config& c) -> auto& { return c.source.kafka.start; },
+      "source.type kafka: where a first start reads each partition from: earliest or latest.")
+      .byDefault("earliest").choices({"earliest", "latest"}),
+    property<std::map<std::string, std::string>>("source.kafka.properties", [](Config& c) -> auto& { return c.source.kafka.properties; },
+      "source.type kafka: librdkafka consumer properties, passed as they are (security.protocol, sasl.*, ssl.*).")
+      .byDefault({}),
     property<int64_t>("source.mysql.server_id", [](Config& c) -> auto& { return c.source.mysql.server_id; },
       "Replica server id; must differ from every server and replica in the topology.")
       .byDefault(5400).validate(in_range(1, 4294967295LL)),

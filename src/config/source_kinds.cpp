@@ -14,6 +14,8 @@ constexpr std::array kSources = {
                      "{prefix}.{schema}.{table}", "PGSSLMODE", "PGSSLROOTCERT"},
     SourceDescriptor{SourceKind::MySql, "mysql", "MySQL/MariaDB", true, 3306, false, TableQualifier::Database, "",
                      "{prefix}.{database}.{table}", "", ""},
+    SourceDescriptor{SourceKind::Kafka, "kafka", "Kafka", false, 0, false, TableQualifier::Database, "",
+                     "{prefix}.{database}.{table}", "", ""},
 };
 
 constexpr SourceDescriptor kUnknown{SourceKind::Generator, "", "an unknown source", false, 0, false,

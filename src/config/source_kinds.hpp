@@ -12,7 +12,7 @@
 
 namespace tidemark {
 
-enum class SourceKind { Generator, Postgres, MySql };
+enum class SourceKind { Generator, Postgres, MySql, Kafka };
 
 // How the database qualifies a table: PostgreSQL connects to one database and names tables
 // schema.table; MySQL names them database.table.

@@ -4,6 +4,7 @@
 
 #include "config/source_kinds.hpp"
 #include "source/generator/generator_source.hpp"
+#include "source/kafka/kafka_source.hpp"
 #include "source/mysql/mysql_snapshot_reader.hpp"
 #include "source/mysql/mysql_source.hpp"
 #include "source/postgres/pg_snapshot_reader.hpp"
@@ -18,6 +19,7 @@ std::unique_ptr<Source> make_source(const Config& config) {
     case SourceKind::Generator: return std::make_unique<GeneratorSource>(config);
     case SourceKind::Postgres: return std::make_unique<pg::PostgresSource>(config);
     case SourceKind::MySql: return std::make_unique<mysql::MySqlSource>(config);
+    case SourceKind::Kafka: return std::make_unique<kafka::KafkaSource>(config);
   }
   throw std::runtime_error("unknown source.type '" + config.source.type + "'");
 }
@@ -26,7 +28,8 @@ std::unique_ptr<snapshot::SnapshotReader> make_snapshot_reader(const Config& con
   const SourceDescriptor& kind = describe_source(config.source);
   if (!kind.is_database) return nullptr;
   switch (kind.kind) {
-    case SourceKind::Generator: return nullptr;
+    case SourceKind::Generator:
+    case SourceKind::Kafka: return nullptr;
     case SourceKind::Postgres: return std::make_unique<pg::PgSnapshotReader>(config);
     case SourceKind::MySql: return std::make_unique<mysql::MySqlSnapshotReader>(config);
   }
