@@ -128,6 +128,19 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TopicCrea
   return std::nullopt;
 }
 
+// A map of names to scalars, each handed to `take` in the file's order; the first error, naming its key.
+template <typename Take>
+Error read_pairs(const YAML::Node& node, const EnvLookup& env, const char* not_a_map, Take take) {
+  if (!node.IsMap()) return std::string(not_a_map);
+  for (const auto& pair : node) {
+    std::string value;
+    Error e = read_scalar(pair.second, env, value);
+    if (!e) e = take(pair.first.Scalar(), std::move(value));
+    if (e) return "'" + pair.first.Scalar() + "': " + *e;
+  }
+  return std::nullopt;
+}
+
 // A list of table mappings: each a map of source, target, where and columns (target column -> source
 // column or expression).
 Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapping>& out) {
@@ -148,22 +161,13 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
       } else if (key == "where") {
         e = read_scalar(field.second, env, mapping.where);
       } else if (key == "columns") {
-        if (!field.second.IsMap()) {
-          e = "expected a map of target columns to a source column or an SQL expression";
-        } else {
-          for (const auto& column : field.second) {
-            std::string value;
-            if (auto bad = read_scalar(column.second, env, value)) {
-              e = "'" + column.first.Scalar() + "': " + *bad;
-              break;
-            }
-            if (value.empty()) {
-              e = "'" + column.first.Scalar() + "': empty; give a source column or an SQL expression (leave a column out to drop it)";
-              break;
-            }
-            mapping.columns.emplace_back(column.first.Scalar(), std::move(value));
-          }
-        }
+        e = read_pairs(field.second, env, "expected a map of target columns to a source column or an SQL expression",
+                       [&](const std::string& column, std::string value) -> Error {
+                         if (value.empty())
+                           return "empty; give a source column or an SQL expression (leave a column out to drop it)";
+                         mapping.columns.emplace_back(column, std::move(value));
+                         return std::nullopt;
+                       });
       } else if (key == "version") {
         e = read_scalar(field.second, env, mapping.version);
       } else if (key == "generated_key") {
@@ -172,22 +176,13 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
         else
           mapping.generated_key = field.second.Scalar() == "true";
       } else if (key == "references") {
-        if (!field.second.IsMap()) {
-          e = "expected a map of target columns to the mapped source table their value is a key of";
-        } else {
-          for (const auto& column : field.second) {
-            std::string value;
-            if (auto bad = read_scalar(column.second, env, value)) {
-              e = "'" + column.first.Scalar() + "': " + *bad;
-              break;
-            }
-            if (value.find('.') == std::string::npos) {
-              e = "'" + column.first.Scalar() + "': name the referenced source table as schema.table or database.table";
-              break;
-            }
-            mapping.references[column.first.Scalar()] = std::move(value);
-          }
-        }
+        e = read_pairs(field.second, env, "expected a map of target columns to the mapped source table their value is a key of",
+                       [&](const std::string& column, std::string value) -> Error {
+                         if (value.find('.') == std::string::npos)
+                           return "name the referenced source table as schema.table or database.table";
+                         mapping.references[column] = std::move(value);
+                         return std::nullopt;
+                       });
       } else {
         e = "unknown key (a mapping has source, target, where, columns, generated_key, references, version)";
       }

@@ -15,6 +15,10 @@ constexpr size_t kSendBytes = 1 << 20;
 // One multi-row statement stays below this (MySQL's max_allowed_packet is 16 MiB by default).
 constexpr size_t kRunBytes = 256 << 10;
 constexpr int kMaxConflictRetries = 50;
+// A position with no change to apply (the source's other transactions, heartbeats) is committed on its own
+// at most this often: otherwise every unrelated source transaction would become a target transaction, and
+// two pipelines answering each other's would never stop.
+constexpr std::chrono::milliseconds kIdlePositionInterval{1000};
 
 bool unavailable(const Row& row, size_t column) {
   return column >= row.size() || std::holds_alternative<Unavailable>(row[column].v);
@@ -72,8 +76,22 @@ void DatabaseSink::fail(const std::string& message) {
   if (!fatal_) fatal_ = message;
 }
 
+void DatabaseSink::take_idle_position() {
+  if (!idle_position_) return;
+  if (pending_.empty()) first_change_ = Clock::now();
+  pending_.push_back(tracker_.begin(*idle_position_, 0));
+  last_position_ = std::move(*idle_position_);
+  idle_position_.reset();
+  at_boundary_ = true;
+}
+
 bool DatabaseSink::publish(const StreamItem& item) {
   if (fatal_error()) return false;
+  if (const auto* checkpoint = std::get_if<Checkpoint>(&item); checkpoint && pending_.empty() && at_boundary_) {
+    idle_position_ = checkpoint->position;  // the latest one stands for those before it
+    return true;
+  }
+  take_idle_position();  // its ticket comes before this item's
   const SourcePosition* position = nullptr;
   int64_t commit_ts = 0;
   if (const auto* event = std::get_if<ChangeEvent>(&item)) {
@@ -99,12 +117,14 @@ bool DatabaseSink::publish(const StreamItem& item) {
 
 bool DatabaseSink::end_of_batch() {
   if (fatal_error()) return false;
+  if (idle_position_ && Clock::now() - last_commit_ >= kIdlePositionInterval) take_idle_position();
   if (at_boundary_ && !pending_.empty()) return commit();
   return true;
 }
 
 bool DatabaseSink::flush(std::chrono::milliseconds) {
   if (fatal_error()) return false;
+  if (at_boundary_) take_idle_position();
   if (at_boundary_ && !pending_.empty() && !commit()) return false;
   if (open_ || !script_.empty() || run_ != Run::None) {
     // The stream stopped inside a source transaction: nothing of it is committed; a restart applies it whole.
@@ -485,9 +505,11 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
                                   : std::none_of(v.expression.refs.begin(), v.expression.refs.end(),
                                                  [&](size_t r) { return unavailable(row, r); });
     if (carried) {
-      where += " AND " + v.name + (plan.apply_ties ? " <= " : " < ");
-      if (!(v.source ? append_copied(where, v, event, row, plan) : append_template(where, v.expression, event, row, plan)))
+      std::string incoming;
+      if (!(v.source ? append_copied(incoming, v, event, row, plan) : append_template(incoming, v.expression, event, row, plan)))
         return false;
+      const std::string newer = v.name + (plan.apply_ties ? " <= " : " < ") + incoming;
+      where += " AND " + newer;
     }
   }
   if (any) script_ += sql + " WHERE " + where + ";\n";
@@ -513,6 +535,7 @@ bool DatabaseSink::commit() {
   }
   pending_.clear();
   changes_ = 0;
+  last_commit_ = Clock::now();
   return true;
 }
 

@@ -14,6 +14,8 @@
 // - A lost connection is retried with backoff for sink.database.retry_max_ms; afterwards the position
 //   table says whether the COMMIT in flight landed, and the transaction is applied again only if it did
 //   not. A deadlock is retried at once. Any other error stops the daemon (status 2), naming the table.
+// - A position that comes without changes is committed on its own at most once a second; until then it
+//   is not given to the tracker, so nothing counts it as applied.
 // - With two_way.peer, the first statement of every target transaction updates this pipeline's row of the
 //   marker table (marker_table.hpp), so the pipeline reading the target drops it.
 
@@ -95,6 +97,8 @@ class DatabaseSink final : public ChangeSink {
   void close_run();
 
   bool commit();
+  // Gives the position kept back (idle_position_) its ticket, to go with the next commit.
+  void take_idle_position();
   // Sends `chunk` (a part of the open transaction, or its end when `final`), retrying as the header says.
   bool send(std::string chunk, bool final);
   bool recover(TargetError error, bool final);
@@ -124,6 +128,9 @@ class DatabaseSink final : public ChangeSink {
   bool at_boundary_ = true;            // the last item ended a source transaction
   size_t changes_ = 0;
   Clock::time_point first_change_{};
+  Clock::time_point last_commit_{};
+  // A position without changes, not yet handed to the tracker (kIdlePositionInterval in the .cpp).
+  std::optional<SourcePosition> idle_position_;
 
   // The current run of rows that share one statement.
   const TablePlan* run_plan_ = nullptr;
