@@ -562,5 +562,41 @@ INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyFromKafka,
                          testing::Values(ApplyCase{"mariadb", "postgres", 6, true}, ApplyCase{"postgres", "mariadb", 6, true}),
                          case_name);
 
+// A row the target refuses (a unique index the source does not have) stops the pipeline with status 2,
+// naming the key and where it resumes; nothing of that transaction is applied, no later change either.
+class DatabaseApplyRefused : public testing::TestWithParam<ApplyCase> {};
+
+TEST_P(DatabaseApplyRefused, AConstraintViolationStopsThePipelineNamingTheKey) {
+  const ApplyCase param = GetParam();
+  auto source = make_database(param.source);
+  auto target = make_database(param.target);
+  const std::string table = source->table();
+  source->sink_yaml = sink_yaml(param.target);
+  source->create(10, "snapshot:\n  initial: never\n");
+  target->exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload VARCHAR(100))");
+  target->exec("CREATE UNIQUE INDEX " + table + "_payload ON " + table + " (payload)");
+  ASSERT_TRUE(source->start()) << source->daemon().stderr_text();
+  source->exec("INSERT INTO " + table + " (id, version, payload) VALUES (101, 0, 'twin-payload')");
+  ASSERT_TRUE(wait_until([&] { return target->column("SELECT count(*) FROM " + table).at(0) == "1"; }, 60s))
+      << source->daemon().stderr_text();
+  source->exec("INSERT INTO " + table + " (id, version, payload) VALUES (102, 0, 'twin-payload')");
+  source->exec("INSERT INTO " + table + " (id, version, payload) VALUES (103, 0, 'after-it')");
+  EXPECT_EQ(source->daemon().process().wait_for_exit(60s), std::optional<int>(2)) << source->daemon().stderr_text();
+  const std::string log = source->daemon().stderr_text();
+  EXPECT_NE(log.find("the target refused a transaction"), std::string::npos) << log;
+  // PostgreSQL names the key; MySQL's upsert can only be stopped, and the message says why.
+  if (target->kind() == "postgres")
+    EXPECT_NE(log.find("twin-payload"), std::string::npos) << "the message names the refused key: " << log;
+  else
+    EXPECT_NE(log.find("unique key other than the primary key"), std::string::npos) << log;
+  EXPECT_NE(log.find("resumes after source position"), std::string::npos) << log;
+  EXPECT_EQ(target->column("SELECT id FROM " + table + " ORDER BY id"), std::vector<std::string>{"101"});
+  target->exec("DROP TABLE " + table);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyRefused,
+                         testing::Values(ApplyCase{"mariadb", "postgres", 7, false}, ApplyCase{"postgres", "mariadb", 7, false}),
+                         case_name);
+
 }  // namespace
 }  // namespace tidemark::test

@@ -103,7 +103,9 @@ TEST(TablePlan, ComputedColumnsGoThroughAUnionOfSelectsOnMySql) {
   ASSERT_TRUE(r.plan) << r.error;
   const TablePlan& p = *r.plan;
   EXPECT_EQ(p.row_separator, " UNION ALL ");
-  EXPECT_EQ(p.insert_tail, ") AS v WHERE v.`status` <> 'deleted' ON DUPLICATE KEY UPDATE `full_name` = VALUES(`full_name`), "
+  EXPECT_EQ(p.insert_tail, ") AS v WHERE v.`status` <> 'deleted' ON DUPLICATE KEY UPDATE `customer_id` = "
+                           "IF(`crm`.`modern_customers`.`customer_id` = VALUES(`customer_id`), "
+                           "`crm`.`modern_customers`.`customer_id`, NULL), `full_name` = VALUES(`full_name`), "
                            "`source_system` = VALUES(`source_system`)");
   EXPECT_EQ(p.leave_head, "DELETE tt FROM `crm`.`modern_customers` AS tt JOIN (");
 }
@@ -194,8 +196,10 @@ TEST(TablePlan, AVersionColumnGuardsTheUpsertOnBothTargets) {
   const PlanResult my = plan_table(Dialect::MySql, legacy_customers(), &m, "crm", "modern_customers", modern_customers(), true);
   ASSERT_TRUE(my.plan) << my.error;
   EXPECT_EQ(my.plan->upsert_tail,
-            " ON DUPLICATE KEY UPDATE `source_system` = IF(VALUES(`status`) >= `status`, VALUES(`source_system`), "
-            "`source_system`), `status` = GREATEST(`status`, VALUES(`status`))");
+            " ON DUPLICATE KEY UPDATE `customer_id` = IF(`crm`.`modern_customers`.`customer_id` = VALUES(`customer_id`), "
+            "`crm`.`modern_customers`.`customer_id`, NULL), `source_system` = IF(VALUES(`status`) >= "
+            "`crm`.`modern_customers`.`status`, VALUES(`source_system`), `crm`.`modern_customers`.`source_system`), "
+            "`status` = GREATEST(`crm`.`modern_customers`.`status`, VALUES(`status`))");
   m.version = "customer_id";
   const PlanResult key = plan_table(Dialect::MySql, legacy_customers(), &m, "crm", "modern_customers", modern_customers());
   ASSERT_FALSE(key.plan);

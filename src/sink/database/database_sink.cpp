@@ -562,7 +562,13 @@ bool DatabaseSink::recover(TargetError error, bool final) {
     switch (error.kind) {
       case TargetErrorKind::Fatal:
         rollback_quietly();
-        fail("the target refused a transaction: " + error.message);
+        // Nothing of it is applied: a restart after the fix applies it again from here.
+        if (target_->dialect() == Dialect::MySql && error.message.find("cannot be null") != std::string::npos)
+          error.message += " (an upsert also fails this way when its row matches another row of the table by a unique key "
+                           "other than the primary key: the sink does not merge two rows)";
+        fail("the target refused a transaction: " + error.message + "; nothing of it was applied, and the pipeline " +
+             "resumes after source position " + tracker_.committed().position.value_or(SourcePosition("(its start)")).token +
+             " once the target accepts it");
         return false;
       case TargetErrorKind::Conflict:
         target_->execute("ROLLBACK");  // what was sent stays kept for the replay below

@@ -382,22 +382,30 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
     const std::string& n = plan.values[i].name;
     if (dialect == Dialect::Postgres)
       set.push_back(n + " = EXCLUDED." + n);
-    else if (plan.version)
-      set.push_back(n + " = IF(VALUES(" + version_name + ")" + newer + version_name + ", VALUES(" + n + "), " + n + ")");
+    else if (plan.version)  // the target's own columns qualified: the derived table v may have the same names
+      set.push_back(n + " = IF(VALUES(" + version_name + ")" + newer + plan.target + "." + version_name + ", VALUES(" + n +
+                    "), " + plan.target + "." + n + ")");
     else
       set.push_back(n + " = VALUES(" + n + ")");
   }
   if (plan.version)
     set.push_back(dialect == Dialect::Postgres ? version_name + " = EXCLUDED." + version_name
-                                               : version_name + " = GREATEST(" + version_name + ", VALUES(" + version_name + "))");
+                                               : version_name + " = GREATEST(" + plan.target + "." + version_name +
+                                                     ", VALUES(" + version_name + "))");
   if (dialect == Dialect::Postgres) {
     std::string conflict = "(";
     for (size_t i = 0; i < key_names.size(); ++i) conflict += (i ? ", " : "") + key_names[i];
     conflict += ")";
     plan.upsert_tail = " ON CONFLICT " + conflict + (set.empty() ? " DO NOTHING" : " DO UPDATE SET ");
   } else {
-    // A table of key columns only: updating the key to itself makes the duplicate a no-op.
-    if (set.empty()) set.push_back(key_names[0] + " = " + key_names[0]);
+    // ON DUPLICATE KEY fires on any unique key: a row that matches another one by a unique key other than
+    // the primary key would be merged into it. The first assignment refuses that (NULL into a key column:
+    // an error under the sink's strict sql_mode); for the row of the same primary key it sets the key to
+    // itself, which also makes the duplicate a no-op for a table of key columns only.
+    std::string same_key;
+    for (size_t i = 0; i < key_names.size(); ++i)
+      same_key += (i ? " AND " : "") + plan.target + "." + key_names[i] + " = VALUES(" + key_names[i] + ")";
+    set.insert(set.begin(), key_names[0] + " = IF(" + same_key + ", " + plan.target + "." + key_names[0] + ", NULL)");
     plan.upsert_tail = " ON DUPLICATE KEY UPDATE ";
   }
   for (size_t i = 0; i < set.size(); ++i) plan.upsert_tail += (i ? ", " : "") + set[i];
