@@ -198,7 +198,8 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
     out.push_back(std::move(mapping));
   }
   for (const auto& mapping : out)
-    for (const auto& [column, table] : mapping.references) {
+    for (const auto& [column, referenced] : mapping.references) {
+      const std::string& table = referenced;  // a lambda may not capture a structured binding (clang 14)
       const bool mapped = std::any_of(out.begin(), out.end(),
                                       [&](const TableMapping& m) { return m.source == table && m.generated_key; });
       if (!mapped)

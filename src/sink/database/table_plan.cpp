@@ -265,7 +265,8 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
   if (generated_key && plan.values.empty())
     problems.push_back("generated_key: no column is written besides the generated key; map at least one");
   if (mapping)
-    for (const auto& [column, table] : mapping->references) {
+    for (const auto& [referencing, table] : mapping->references) {
+      const std::string& column = referencing;  // a lambda may not capture a structured binding (clang 14)
       const auto it = std::find_if(target_names.begin(), target_names.end(),
                                    [&](const std::string& n) { return same_name_ignoring_case(n, column); });
       if (it == target_names.end() || !plan.values[static_cast<size_t>(it - target_names.begin())].source) {
