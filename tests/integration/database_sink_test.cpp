@@ -462,9 +462,10 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   };
   ASSERT_TRUE(converged()) << report();
 
-  // A conflict on every shared row, for certain: both pipelines stopped (idle, so holding no locks), both
-  // sides change the same rows from the same version, then both go on. Equal versions: the pipeline whose
-  // name sorts first wins, on both sides.
+  // A conflict on every row above the initial ones (the shared rows and every row the writers created),
+  // for certain: both pipelines stopped (idle, so holding no locks), both sides change the same rows from
+  // the same version, then both go on. Equal versions: the pipeline whose name sorts first wins, on both
+  // sides.
   ASSERT_EQ(::kill(a->daemon().process().pid(), SIGSTOP), 0);
   ASSERT_EQ(::kill(b->daemon().process().pid(), SIGSTOP), 0);
   const std::string shared_rows = " WHERE id > " + std::to_string(rows);
