@@ -4,12 +4,6 @@
 
 namespace tidemark {
 
-namespace {
-
-std::string name_of(const TableId& id) { return (id.schema.empty() ? id.database : id.schema) + "." + id.table; }
-
-}  // namespace
-
 std::string marker_table_in_source(const Config& config) {
   const std::string& name = config.two_way.marker_table;
   if (name.find('.') != std::string::npos) return name;
@@ -17,7 +11,16 @@ std::string marker_table_in_source(const Config& config) {
 }
 
 EchoFilter::EchoFilter(std::string marker_table, std::string peer, std::string self)
-    : marker_table_(std::move(marker_table)), peer_(std::move(peer)), self_(std::move(self)) {}
+    : peer_(std::move(peer)), self_(std::move(self)) {
+  const size_t dot = marker_table.find('.');
+  marker_space_ = marker_table.substr(0, dot);
+  marker_name_ = dot == std::string::npos ? std::string() : marker_table.substr(dot + 1);
+}
+
+bool EchoFilter::is_marker_table(const TableId& id) const {
+  // Every event passes here: compared in place, no name built.
+  return id.table == marker_name_ && (id.schema.empty() ? id.database : id.schema) == marker_space_;
+}
 
 bool EchoFilter::is_echo_marker(const ChangeEvent& event) const {
   const auto& columns = event.table->columns;
@@ -39,7 +42,7 @@ bool EchoFilter::pass(StreamItem& item) {
     in_echo_ = false;
     return !echo_end;
   }
-  const bool marker = name_of(event->table->id) == marker_table_;
+  const bool marker = is_marker_table(event->table->id);
   if (marker && !in_echo_ && is_echo_marker(*event)) {
     in_echo_ = true;
     ++dropped_;

@@ -41,8 +41,10 @@ class EchoFilter {
 
  private:
   bool is_echo_marker(const ChangeEvent& event) const;
+  bool is_marker_table(const TableId& id) const;
 
-  std::string marker_table_;
+  std::string marker_space_;  // schema (postgres) or database (mysql)
+  std::string marker_name_;
   std::string peer_;
   std::string self_;
   bool in_echo_ = false;

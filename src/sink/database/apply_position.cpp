@@ -7,9 +7,7 @@ ApplyPositionTable::ApplyPositionTable(const DatabaseSinkConfig& config, std::st
       pipeline_(std::move(pipeline)),
       schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
       name_(config.position_table) {
-  append_identifier(table_, dialect_, schema_);
-  table_ += '.';
-  append_identifier(table_, dialect_, name_);
+  table_ = qualified_identifier(dialect_, schema_, name_);
   label_ = schema_ + "." + name_;
 }
 

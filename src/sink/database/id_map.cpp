@@ -21,9 +21,7 @@ IdMapTable::IdMapTable(const DatabaseSinkConfig& config, const std::string& pipe
       pipeline_(string_literal(dialect_, pipeline)),
       schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
       name_(config.id_map_table) {
-  append_identifier(table_, dialect_, schema_);
-  table_ += '.';
-  append_identifier(table_, dialect_, name_);
+  table_ = qualified_identifier(dialect_, schema_, name_);
   label_ = schema_ + "." + name_;
 }
 

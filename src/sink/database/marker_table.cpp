@@ -6,9 +6,7 @@ MarkerTable::MarkerTable(Dialect dialect, const std::string& default_space, cons
   const size_t dot = name.find('.');
   space_ = dot == std::string::npos ? default_space : name.substr(0, dot);
   name_ = dot == std::string::npos ? name : name.substr(dot + 1);
-  append_identifier(table_, dialect_, space_);
-  table_ += '.';
-  append_identifier(table_, dialect_, name_);
+  table_ = qualified_identifier(dialect_, space_, name_);
   label_ = space_ + "." + name_;
 }
 

@@ -1168,4 +1168,12 @@ void append_identifier(std::string& out, Dialect dialect, std::string_view name)
   out.push_back(q);
 }
 
+std::string qualified_identifier(Dialect dialect, std::string_view space, std::string_view name) {
+  std::string out;
+  append_identifier(out, dialect, space);
+  out += '.';
+  append_identifier(out, dialect, name);
+  return out;
+}
+
 }  // namespace tidemark::dbsink

@@ -97,5 +97,7 @@ std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect,
 
 // Quotes an identifier: "name" (doubling ") for PostgreSQL, `name` (doubling `) for MySQL.
 void append_identifier(std::string& out, Dialect dialect, std::string_view name);
+// `space`.`name` (a schema or database, and a table), each quoted as append_identifier does.
+std::string qualified_identifier(Dialect dialect, std::string_view space, std::string_view name);
 
 }  // namespace tidemark::dbsink
