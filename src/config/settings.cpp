@@ -561,6 +561,11 @@ std::vector<Setting> build_table() {
       "Table in the target pairing source keys with the keys the target generated, for mappings with generated_key; "
       "written in the same transaction as the rows, read to translate references; created when a mapping needs it.")
       .byDefault("tidemark_id_map").validate(logical_name),
+    property<std::string>("sink.database.conflict_table", [](Config& c) -> auto& { return c.sink.database.conflict_table; },
+      "Table in the target logging each change that a mapping's version column kept out because the target's row was as "
+      "new or newer (a conflict): pipeline, target table, key, kept and incoming version; written in the same "
+      "transaction, counted in tidemark_conflicts_total and logged with the key; created when a mapping has a version.")
+      .byDefault("tidemark_conflict").validate(logical_name),
     property<std::vector<TableMapping>>("sink.database.tables", [](Config& c) -> auto& { return c.sink.database.tables; },
       "How source tables are written into the target: a list of maps with source (a captured table, as in "
       "source.tables), target (the target table: name, schema.name or database.name; default the source's name), where "

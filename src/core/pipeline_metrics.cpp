@@ -60,6 +60,12 @@ PipelineMetrics::PipelineMetrics(const std::string& pipeline)
                            .Help("Sink errors by class: transient (retried by the producer) or fatal (the daemon exits 2)")
                            .Labels({{"pipeline", pipeline}})
                            .Register(*registry_)),
+      conflicts_(BuildCounter()
+                     .Name("tidemark_conflicts_total")
+                     .Help("Database sink: changes a mapping's version column kept out because the target's row was as "
+                           "new or newer, by target table (logged in sink.database.conflict_table)")
+                     .Labels({{"pipeline", pipeline}})
+                     .Register(*registry_)),
       delivery_latency_(BuildHistogram()
                             .Name("tidemark_delivery_latency_seconds")
                             .Help("From handing a record to the producer to the broker's acknowledgement")
@@ -209,6 +215,10 @@ PipelineMetrics::Acknowledgements PipelineMetrics::take_acknowledgements() {
 
 void PipelineMetrics::count_delivery_error(const std::string& error_class) {
   delivery_errors_.Add({{"class", error_class}}).Increment();
+}
+
+void PipelineMetrics::count_conflicts(const std::string& table, uint64_t n) {
+  conflicts_.Add({{"table", table}}).Increment(static_cast<double>(n));
 }
 
 void PipelineMetrics::observe_commit(int64_t source_commit_ts_ms) {

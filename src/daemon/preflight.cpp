@@ -5,6 +5,7 @@
 
 #include "config/source_kinds.hpp"
 #include "sink/database/database_sink.hpp"
+#include "sink/database/conflict_log.hpp"
 #include "sink/database/id_map.hpp"
 #include "sink/database/marker_table.hpp"
 #include "sink/database/mapping_check.hpp"
@@ -104,6 +105,17 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
                              "; grant CREATE on it to sink.database.user, or create it:\n  " + id_map.create_statement());
     else if (!exists)
       out.warnings.push_back("created at start: the id map table " + id_map.label());
+  }
+  const bool versioned = std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); });
+  if (!unreachable && versioned) {
+    const dbsink::ConflictLog conflicts(config.sink.database, config.name);
+    bool exists = false;
+    if (auto failed = conflicts.ensure(*target, mode == PreflightMode::Run, exists))
+      out.problems.push_back("sink.database: cannot create the conflict table " + conflicts.label() + ": " +
+                             failed->message + "; grant CREATE on it to sink.database.user, or create it:\n  " +
+                             conflicts.create_statement());
+    else if (!exists)
+      out.warnings.push_back("created at start: the conflict table " + conflicts.label());
   }
   if (!unreachable && !mappings.empty()) check_mappings(config, *target, out);
   if (!unreachable && config.two_way.enabled()) {

@@ -469,6 +469,14 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   ASSERT_EQ(::kill(a->daemon().process().pid(), SIGSTOP), 0);
   ASSERT_EQ(::kill(b->daemon().process().pid(), SIGSTOP), 0);
   const std::string shared_rows = " WHERE id > " + std::to_string(rows);
+  // The losing pipeline (its name sorts last) keeps out every one of those changes: a conflict each, logged
+  // in its target (the winner's source database) with the key and the tied versions.
+  const bool a_wins = a->daemon().name() < b->daemon().name();
+  Database& loser_target = a_wins ? *a : *b;
+  const std::string loser = a_wins ? b->daemon().name() : a->daemon().name();
+  const std::string conflicts_of_loser = " FROM tidemark_conflict WHERE pipeline = '" + loser + "'";
+  const std::string logged_before = loser_target.column("SELECT coalesce(max(id), 0)" + conflicts_of_loser).at(0);
+  const std::string forced = a->column("SELECT count(*) FROM " + ta + shared_rows).at(0);
   a->exec("UPDATE " + ta + " SET version = version + 1, payload = 'final a'" + shared_rows);
   b->exec("UPDATE " + tb + " SET version = version + 1, payload = 'final b'" + shared_rows);
   ASSERT_EQ(::kill(a->daemon().process().pid(), SIGCONT), 0);
@@ -478,6 +486,18 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   const std::string winner = a->daemon().name() < b->daemon().name() ? "final a" : "final b";
   EXPECT_EQ(a->column("SELECT DISTINCT payload FROM " + ta + shared_rows), std::vector<std::string>{winner});
   EXPECT_EQ(b->column("SELECT DISTINCT payload FROM " + tb + shared_rows), std::vector<std::string>{winner});
+  const std::string since = conflicts_of_loser + " AND id > " + logged_before;
+  // The loser's kept-out changes may still be on their way when the tables already agree.
+  std::vector<std::string> logged;
+  wait_until([&] { return (logged = loser_target.column("SELECT count(*)" + since)) == std::vector<std::string>{forced}; }, 60s);
+  EXPECT_EQ(logged, std::vector<std::string>{forced});
+  EXPECT_EQ(loser_target.column("SELECT count(*)" + since + " AND kept_version = incoming_version"),
+            std::vector<std::string>{forced}) << "a tie keeps the winner's version";
+  const bool pg_loser = loser_target.kind() == "postgres";
+  EXPECT_EQ(loser_target.column("SELECT count(DISTINCT target_key)" + since + " AND CAST(target_key AS " +
+                                (pg_loser ? "bigint" : "signed") + ") > " + std::to_string(rows)),
+            std::vector<std::string>{forced}) << "each forced row once, named by its key";
+  EXPECT_NE((a_wins ? b : a)->daemon().stderr_text().find("conflict: "), std::string::npos) << "conflicts are logged";
 
   // No echo: once both sides agree, neither sink applies anything more.
   const auto markers = [&] {

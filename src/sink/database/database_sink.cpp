@@ -1,5 +1,7 @@
 #include "sink/database/database_sink.hpp"
 
+#include <algorithm>
+#include <map>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -58,12 +60,20 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       target_(std::move(target)),
       positions_(config.sink.database, config.name),
       id_map_(config.sink.database, config.name),
+      conflicts_(config.sink.database, config.name),
       extensions_(std::move(extensions)) {
   const bool pg = target_->dialect() == Dialect::Postgres;
   begin_ = pg ? "BEGIN;\n" : "START TRANSACTION;\n";
   if (config.two_way.enabled())
     begin_ += MarkerTable(target_->dialect(), pg ? settings_.schema : settings_.database, config.two_way.marker_table)
                   .mark_statement(*target_, config.name);
+  const auto& mappings = settings_.tables;
+  if (std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); })) {
+    // Conflicts logged before this start were counted by an earlier run.
+    TargetError error;
+    if (const auto rows = target_->query(conflicts_.select_last_id(), &error); rows && !rows->empty() && !rows->front().empty())
+      last_conflict_id_ = rows->front()[0] ? std::stoll(*rows->front()[0]) : 0;
+  }
 }
 
 std::optional<std::string> DatabaseSink::fatal_error() const {
@@ -508,8 +518,10 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
       std::string incoming;
       if (!(v.source ? append_copied(incoming, v, event, row, plan) : append_template(incoming, v.expression, event, row, plan)))
         return false;
-      const std::string newer = v.name + (plan.apply_ties ? " <= " : " < ") + incoming;
-      where += " AND " + newer;
+      const std::string cmp = plan.apply_ties ? "<=" : "<";
+      script_ += conflicts_.log_statements(plan.target, plan.label, where, target_key_text(plan), v.name, cmp, incoming);
+      may_conflict_ = true;
+      where += " AND " + v.name + " " + cmp + " " + incoming;
     }
   }
   if (any) script_ += sql + " WHERE " + where + ";\n";
@@ -536,7 +548,50 @@ bool DatabaseSink::commit() {
   pending_.clear();
   changes_ = 0;
   last_commit_ = Clock::now();
+  if (may_conflict_) report_conflicts();
+  may_conflict_ = false;
   return true;
+}
+
+std::string DatabaseSink::target_key_text(const TablePlan& plan) const {
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  std::vector<std::string> columns;
+  if (plan.generated_key) columns.push_back(plan.generated_name);
+  for (const size_t k : plan.key_values) columns.push_back(plan.values[k].name);
+  if (columns.size() == 1) return pg ? "CAST(" + columns[0] + " AS text)" : "CAST(" + columns[0] + " AS CHAR)";
+  std::string out = pg ? "concat_ws(chr(31)" : "concat_ws(char(31 using utf8mb4)";
+  for (const auto& c : columns) out += ", " + c;
+  return out + ")";
+}
+
+void DatabaseSink::report_conflicts() {
+  // Read after the COMMIT: only conflicts whose outcome the target holds are counted. A failed read is
+  // caught up after the next commit that logs conflicts.
+  constexpr int kShown = 10;
+  constexpr int kPage = 1000;
+  int shown = 0;
+  std::map<std::string, uint64_t> per_table;
+  for (;;) {
+    TargetError error;
+    const auto rows = target_->query(conflicts_.select_after(last_conflict_id_, kPage), &error);
+    if (!rows) {
+      spdlog::warn("cannot read the conflict log {}: {}", conflicts_.label(), error.message);
+      break;
+    }
+    for (const auto& row : *rows) {
+      const auto conflict = ConflictLog::parse(row);
+      if (!conflict) continue;
+      last_conflict_id_ = std::max(last_conflict_id_, conflict->id);
+      ++per_table[conflict->table];
+      if (shown++ < kShown)
+        spdlog::warn("conflict: {} key {} kept version {}, incoming {} not applied (last writer wins)", conflict->table,
+                     conflict->key, conflict->kept, conflict->incoming);
+    }
+    if (rows->size() < static_cast<size_t>(kPage)) break;
+  }
+  if (shown > kShown) spdlog::warn("conflict: {} more in this transaction (see {})", shown - kShown, conflicts_.label());
+  if (metrics_)
+    for (const auto& [table, n] : per_table) metrics_->count_conflicts(table, n);
 }
 
 bool DatabaseSink::send(std::string part, bool final) {
@@ -633,6 +688,7 @@ void DatabaseSink::rollback_quietly() {
   open_ = false;
   sent_.clear();
   script_.clear();
+  may_conflict_ = false;
   run_ = Run::None;
   run_plan_ = nullptr;
   run_rows_.clear();

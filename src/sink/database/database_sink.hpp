@@ -16,6 +16,8 @@
 //   not. A deadlock is retried at once. Any other error stops the daemon (status 2), naming the table.
 // - A position that comes without changes is committed on its own at most once a second; until then it
 //   is not given to the tracker, so nothing counts it as applied.
+// - A change that a version column keeps out is logged in the conflict table (conflict_log.hpp) in the same
+//   target transaction; after its COMMIT the new log rows are read back, counted and logged with their key.
 // - With two_way.peer, the first statement of every target transaction updates this pipeline's row of the
 //   marker table (marker_table.hpp), so the pipeline reading the target drops it.
 
@@ -35,6 +37,7 @@
 #include "core/position_tracker.hpp"
 #include "sink/change_sink.hpp"
 #include "sink/database/apply_position.hpp"
+#include "sink/database/conflict_log.hpp"
 #include "sink/database/id_map.hpp"
 #include "sink/database/marker_table.hpp"
 #include "sink/database/table_plan.hpp"
@@ -93,6 +96,10 @@ class DatabaseSink final : public ChangeSink {
   // An expression with the source values in it as literals.
   bool append_template(std::string& out, const SqlTemplate& sql, const ChangeEvent& event, const Row& row,
                        const TablePlan& plan);
+  // The target row's key as an SQL text expression over the target table's columns (for the conflict log).
+  std::string target_key_text(const TablePlan& plan) const;
+  // Counts and logs the conflicts the last commit logged.
+  void report_conflicts();
   void start_run(const TablePlan& plan, Run kind);
   void close_run();
 
@@ -111,6 +118,9 @@ class DatabaseSink final : public ChangeSink {
   std::unique_ptr<TargetConnection> target_;
   ApplyPositionTable positions_;
   IdMapTable id_map_;
+  ConflictLog conflicts_;
+  int64_t last_conflict_id_ = 0;  // the newest conflict log row counted
+  bool may_conflict_ = false;     // the open target transaction logs conflicts
   std::string begin_;  // opens a target transaction: BEGIN, and with two_way.peer the marker's update
   nlohmann::json extensions_;
   PipelineMetrics* metrics_ = nullptr;

@@ -2,20 +2,6 @@
 
 namespace tidemark::dbsink {
 
-namespace {
-
-std::string string_literal(Dialect dialect, const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') out += '\'';
-    if (c == '\\' && dialect == Dialect::MySql) out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-}  // namespace
-
 IdMapTable::IdMapTable(const DatabaseSinkConfig& config, const std::string& pipeline)
     : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
       pipeline_(string_literal(dialect_, pipeline)),

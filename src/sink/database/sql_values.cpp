@@ -1176,4 +1176,14 @@ std::string qualified_identifier(Dialect dialect, std::string_view space, std::s
   return out;
 }
 
+std::string string_literal(Dialect dialect, std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += '\'';
+    if (c == '\\' && dialect == Dialect::MySql) out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
 }  // namespace tidemark::dbsink

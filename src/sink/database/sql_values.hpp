@@ -99,5 +99,7 @@ std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect,
 void append_identifier(std::string& out, Dialect dialect, std::string_view name);
 // `space`.`name` (a schema or database, and a table), each quoted as append_identifier does.
 std::string qualified_identifier(Dialect dialect, std::string_view space, std::string_view name);
+// A string literal of `text`: quotes doubled, and on MySQL backslashes too (its default sql_mode reads them).
+std::string string_literal(Dialect dialect, std::string_view text);
 
 }  // namespace tidemark::dbsink
