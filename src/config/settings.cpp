@@ -189,8 +189,6 @@ Error decode(const YAML::Node& node, const EnvLookup& env, std::vector<TableMapp
       if (e) return where + key + ": " + *e;
     }
     if (mapping.source.empty()) return where + "source: required (a captured table, as source.tables names it)";
-    if (mapping.generated_key && !mapping.version.empty())
-      return where + "version: not supported together with generated_key yet";
     if (mapping.generated_key && !mapping.where.empty())
       return where + "where: not supported together with generated_key (the id map would keep rows that left the filter)";
     for (const auto& other : out)

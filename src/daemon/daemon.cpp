@@ -146,7 +146,8 @@ class Pipeline {
 
     queue_.emplace(static_cast<size_t>(config_.queue.max_events), static_cast<size_t>(config_.queue.max_bytes),
                    [](const StreamItem& item) { return approximate_bytes(item); });
-    if (config_.two_way.enabled()) echo_.emplace(marker_table_in_source(config_), config_.two_way.peer, config_.name);
+    if (config_.two_way.enabled()) echo_.emplace(marker_table_in_source(config_), id_map_table_in_source(config_), config_.two_way.peer,
+                                                 config_.name);
     publish_stage_.emplace(*queue_, echo_ ? &*echo_ : nullptr, snapshots_ ? &snapshots_->merger() : nullptr, *sink_,
                            std::chrono::milliseconds(config_.sink.kafka.flush_timeout_ms),
                            std::chrono::milliseconds(config_.heartbeat.interval_ms));

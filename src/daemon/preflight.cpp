@@ -13,7 +13,7 @@
 #include "sink/record_sink.hpp"
 #include "sink/sink_factory.hpp"
 #include "snapshot/control_tables.hpp"
-#include "source/echo_filter.hpp"
+#include "config/two_way_tables.hpp"
 #include "source/source_factory.hpp"
 #include "source/table_patterns.hpp"
 
@@ -189,6 +189,22 @@ Config check_two_way_source(const Config& config, PreflightMode mode, Preflight&
   if (!exists) out.warnings.push_back("created at start: the marker table " + marker.label() + " in the source");
   Config with_marker = config;
   with_marker.source.tables.push_back(name);
+  // Keys generated on this side: the peer's id map entries (the rows created on its side) come through the
+  // log, so that their keys are known here too.
+  const auto& mappings = config.sink.database.tables;
+  if (std::none_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return m.generated_key; })) return with_marker;
+  const std::string map_name = id_map_table_in_source(config);
+  const size_t map_dot = map_name.find('.');
+  const dbsink::IdMapTable peer_map(source->dialect(), map_name.substr(0, map_dot), map_name.substr(map_dot + 1),
+                                    config.two_way.peer);
+  if (auto failed = peer_map.ensure(*source, mode == PreflightMode::Run, exists)) {
+    out.problems.push_back("two_way: cannot create the id map table " + peer_map.label() + " in the source: " +
+                           failed->message + "; create it (the peer pipeline's sink writes it):\n  " +
+                           peer_map.create_statement());
+    return with_marker;
+  }
+  if (!exists) out.warnings.push_back("created at start: the id map table " + peer_map.label() + " in the source");
+  with_marker.source.tables.push_back(map_name);
   return with_marker;
 }
 

@@ -7,7 +7,7 @@
 
 #include "sink/database/table_plan.hpp"
 #include "snapshot/control_tables.hpp"
-#include "source/echo_filter.hpp"
+#include "config/two_way_tables.hpp"
 
 namespace tidemark {
 

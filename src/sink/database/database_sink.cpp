@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/two_way_tables.hpp"
 #include "sink/database/sql_values.hpp"
 
 namespace tidemark::dbsink {
@@ -67,6 +68,7 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
   if (config.two_way.enabled())
     begin_ += MarkerTable(target_->dialect(), pg ? settings_.schema : settings_.database, config.two_way.marker_table)
                   .mark_statement(*target_, config.name);
+  if (config.two_way.enabled()) peer_id_map_ = id_map_table_in_source(config);
   const auto& mappings = settings_.tables;
   if (std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); })) {
     // Conflicts logged before this start were counted by an earlier run.
@@ -185,7 +187,48 @@ const TablePlan* DatabaseSink::plan_for(const TableSchemaPtr& table) {
   return last_plan_;
 }
 
+bool DatabaseSink::mirror_peer_entry(const ChangeEvent& event) {
+  const auto& columns = event.table->columns;
+  const Row* image = event.op == Op::Delete ? (event.before ? &*event.before : nullptr) : (event.after ? &*event.after : nullptr);
+  if (!image) return true;
+  // A column's text; nullopt when the image lacks it.
+  const auto text = [&](const char* name) -> std::optional<std::string> {
+    const auto at = std::find(columns.begin(), columns.end(), name);
+    const auto c = static_cast<size_t>(at - columns.begin());
+    if (at == columns.end() || c >= image->size()) return std::nullopt;
+    const Value& v = (*image)[c];
+    if (const auto* s = std::get_if<std::string>(&v.v)) return *s;
+    if (const auto* i = std::get_if<int64_t>(&v.v)) return std::to_string(*i);
+    return std::nullopt;
+  };
+  const auto pipeline = text("pipeline");
+  const auto source_table = text("source_table");
+  const auto source_key = text("source_key");
+  if (!pipeline || *pipeline != config_.two_way.peer || !source_table || !source_key) return true;
+  // The mapping that writes into the table the peer reads from: its target is the entry's source table.
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  const TableMapping* mirrored = nullptr;
+  for (const auto& m : settings_.tables) {
+    if (!m.generated_key) continue;
+    const size_t dot = m.source.find('.');
+    const auto [space, name] = target_of(TableId{"", "", m.source.substr(dot + 1)}, &m, pg ? settings_.schema : settings_.database);
+    if (space + "." + name == *source_table) mirrored = &m;
+  }
+  if (!mirrored) return true;
+  close_run();
+  const std::string table = target_->quote(mirrored->source);
+  const auto target_key = text("target_key");
+  if (event.op == Op::Delete) {
+    const std::optional<std::string> peer_target = target_key ? std::optional(target_->quote(*target_key)) : std::nullopt;
+    script_ += id_map_.unmirror_statement(table, peer_target, target_->quote(*source_key));
+  } else if (target_key) {
+    script_ += id_map_.mirror_statement(table, target_->quote(*target_key), target_->quote(*source_key));
+  }
+  return true;
+}
+
 bool DatabaseSink::apply_event(const ChangeEvent& event) {
+  if (!peer_id_map_.empty() && is_table(event.table->id, peer_id_map_)) return mirror_peer_entry(event);
   const TablePlan* plan = plan_for(event.table);
   if (!plan) return false;
   if (metrics_) metrics_->count_change(metrics_->change_counters(event.table->id), event.op);
@@ -362,6 +405,7 @@ bool DatabaseSink::add_mapped(const TablePlan& plan, const ChangeEvent& event, c
   if (has_unavailable(plan, *row)) return add_upsert(plan, event, *row);  // fails, naming what is missing
   std::string set;
   std::string values;
+  std::string guard;  // last writer wins: the target row changes only where its version is older
   for (size_t w = 0; w < plan.values.size(); ++w) {
     const TargetValue& v = plan.values[w];
     std::string value;
@@ -370,18 +414,25 @@ bool DatabaseSink::add_mapped(const TablePlan& plan, const ChangeEvent& event, c
     if (pg && v.source) value = "CAST(" + value + " AS " + v.type + ")";
     set += (w ? ", " : "") + v.name + " = " + value;
     values += (w ? ", " : "") + value;
+    if (plan.version && w == *plan.version) {
+      const std::string cmp = plan.apply_ties ? "<=" : "<";
+      const std::string match = plan.generated_name + " = " + id_map_.lookup(table, key, plan.generated_type);
+      script_ += conflicts_.log_statements(plan.target, plan.label, match, target_key_text(plan), v.name, cmp, value);
+      may_conflict_ = true;
+      guard = " AND " + v.name + " " + cmp + " " + value;
+    }
   }
   if (pg) {
     // One statement: an existing entry updates its row, else the row is inserted and its new key recorded.
     script_ += "WITH m AS (SELECT target_key FROM " + map + " WHERE " + id_map_.match(table, key) + "), u AS (UPDATE " +
                plan.target + " SET " + set + " WHERE " + plan.generated_name + " = (SELECT CAST(target_key AS " +
-               plan.generated_type + ") FROM m) RETURNING 1), i AS (" + plan.insert_head + "SELECT " + values +
+               plan.generated_type + ") FROM m)" + guard + " RETURNING 1), i AS (" + plan.insert_head + "SELECT " + values +
                " WHERE NOT EXISTS (SELECT 1 FROM m) RETURNING " + plan.generated_name + ") " + id_map_.insert_head() +
                "SELECT " + id_map_.pipeline_literal() + ", " + table + ", " + key + ", CAST(i." + plan.generated_name +
                " AS text) FROM i;\n";
   } else {
     script_ += "SET @tidemark_key = (SELECT target_key FROM " + map + " WHERE " + id_map_.match(table, key) + ");\nUPDATE " +
-               plan.target + " SET " + set + " WHERE " + plan.generated_name + " = @tidemark_key;\n" + plan.insert_head +
+               plan.target + " SET " + set + " WHERE " + plan.generated_name + " = @tidemark_key" + guard + ";\n" + plan.insert_head +
                "SELECT " + values + " FROM DUAL WHERE @tidemark_key IS NULL;\n" + id_map_.insert_head() + "SELECT " +
                id_map_.pipeline_literal() + ", " + table + ", " + key + ", LAST_INSERT_ID() FROM DUAL WHERE @tidemark_key IS NULL;\n";
   }

@@ -19,7 +19,8 @@
 // - A change that a version column keeps out is logged in the conflict table (conflict_log.hpp) in the same
 //   target transaction; after its COMMIT the new log rows are read back, counted and logged with their key.
 // - With two_way.peer, the first statement of every target transaction updates this pipeline's row of the
-//   marker table (marker_table.hpp), so the pipeline reading the target drops it.
+//   marker table (marker_table.hpp), so the pipeline reading the target drops it; the peer's id map
+//   entries that reach it (echo_filter.hpp) are recorded the other way round in this pipeline's id map.
 
 #include <atomic>
 #include <mutex>
@@ -67,6 +68,9 @@ class DatabaseSink final : public ChangeSink {
   enum class Run { None, Upsert, Delete };
 
   bool apply_event(const ChangeEvent& event);
+  // Two-way sync: an entry of the peer's id map (the source's id_map_table_in_source), mirrored into this
+  // pipeline's for the mapping whose target table the entry's source table is.
+  bool mirror_peer_entry(const ChangeEvent& event);
   const TablePlan* plan_for(const TableSchemaPtr& table);
   // Statements of one change; false (and fatal) when a value cannot be written.
   bool add_upsert(const TablePlan& plan, const ChangeEvent& event, const Row& row);
@@ -119,6 +123,7 @@ class DatabaseSink final : public ChangeSink {
   ApplyPositionTable positions_;
   IdMapTable id_map_;
   ConflictLog conflicts_;
+  std::string peer_id_map_;  // two_way: the peer's id map in the source ("space.table"); empty: one way
   int64_t last_conflict_id_ = 0;  // the newest conflict log row counted
   bool may_conflict_ = false;     // the open target transaction logs conflicts
   std::string begin_;  // opens a target transaction: BEGIN, and with two_way.peer the marker's update

@@ -3,10 +3,11 @@
 namespace tidemark::dbsink {
 
 IdMapTable::IdMapTable(const DatabaseSinkConfig& config, const std::string& pipeline)
-    : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
-      pipeline_(string_literal(dialect_, pipeline)),
-      schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
-      name_(config.id_map_table) {
+    : IdMapTable(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql,
+                 config.type == "postgres" ? config.schema : config.database, config.id_map_table, pipeline) {}
+
+IdMapTable::IdMapTable(Dialect dialect, const std::string& space, const std::string& name, const std::string& pipeline)
+    : dialect_(dialect), pipeline_(string_literal(dialect_, pipeline)), schema_(space), name_(name) {
   table_ = qualified_identifier(dialect_, schema_, name_);
   label_ = schema_ + "." + name_;
 }
@@ -15,7 +16,7 @@ std::string IdMapTable::create_statement() const {
   if (dialect_ == Dialect::Postgres)
     return "CREATE TABLE IF NOT EXISTS " + table_ +
            " (pipeline text NOT NULL, source_table text NOT NULL, source_key text NOT NULL, target_key text NOT NULL, "
-           "PRIMARY KEY (pipeline, source_table, source_key))";
+           "PRIMARY KEY (pipeline, source_table, source_key));\nALTER TABLE " + table_ + " REPLICA IDENTITY FULL";
   // utf8mb4 key columns within InnoDB's 3072-byte index limit.
   return "CREATE TABLE IF NOT EXISTS " + table_ +
          " (pipeline VARCHAR(100) NOT NULL, source_table VARCHAR(200) NOT NULL, source_key VARCHAR(400) NOT NULL, "
@@ -40,6 +41,26 @@ std::string IdMapTable::lookup(const std::string& source_table, const std::strin
 
 std::string IdMapTable::insert_head() const {
   return "INSERT INTO " + table_ + " (pipeline, source_table, source_key, target_key) ";
+}
+
+std::string IdMapTable::mirror_statement(const std::string& source_table, const std::string& peer_target_key,
+                                         const std::string& peer_source_key) const {
+  const std::string insert = "INSERT INTO " + table_ + (dialect_ == Dialect::Postgres ? " AS e" : "") +
+                             " (pipeline, source_table, source_key, target_key) VALUES (" + pipeline_ + ", " + source_table +
+                             ", " + peer_target_key + ", " + peer_source_key + ")";
+  if (dialect_ == Dialect::Postgres)
+    return insert + " ON CONFLICT (pipeline, source_table, source_key) DO UPDATE SET target_key = EXCLUDED.target_key "
+                    "WHERE e.target_key IS DISTINCT FROM EXCLUDED.target_key;\n";
+  // MySQL writes no row event for an update that changes nothing.
+  return insert + " ON DUPLICATE KEY UPDATE target_key = VALUES(target_key);\n";
+}
+
+std::string IdMapTable::unmirror_statement(const std::string& source_table,
+                                           const std::optional<std::string>& peer_target_key,
+                                           const std::string& peer_source_key) const {
+  const std::string head = "DELETE FROM " + table_ + " WHERE pipeline = " + pipeline_ + " AND source_table = " + source_table;
+  if (peer_target_key) return head + " AND source_key = " + *peer_target_key + ";\n";
+  return head + " AND target_key = " + peer_source_key + ";\n";
 }
 
 }  // namespace tidemark::dbsink

@@ -19,11 +19,15 @@ namespace tidemark::dbsink {
 class IdMapTable {
  public:
   IdMapTable(const DatabaseSinkConfig& config, const std::string& pipeline);
+  // The map `space`.`name` in a database of `dialect` (two-way sync: the peer's, in this pipeline's source).
+  IdMapTable(Dialect dialect, const std::string& space, const std::string& name, const std::string& pipeline);
 
   const std::string& label() const { return label_; }
   const std::string& table() const { return table_; }  // quoted and qualified
   std::string create_statement() const;
-  // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
+  // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards. A
+  // PostgreSQL map logs whole old rows (REPLICA IDENTITY FULL), so that the peer of a two-way pair learns
+  // from a deleted entry which of its own entries goes too.
   std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
 
   // The condition matching the entry of `source_table` (a quoted literal) and `source_key` (an SQL
@@ -33,6 +37,16 @@ class IdMapTable {
   std::string lookup(const std::string& source_table, const std::string& source_key, const std::string& type) const;
   // The values (pipeline, source_table, source_key, ...) start of an INSERT into the map.
   std::string insert_head() const;
+  // Two-way sync: the peer recorded that the row `peer_source_key` of its source table (this pipeline's
+  // target table of `source_table`'s mapping) is its row `peer_target_key`; this pipeline records the
+  // same pair the other way round, writing nothing when it has it already (so nothing echoes back).
+  // Arguments are SQL literals.
+  std::string mirror_statement(const std::string& source_table, const std::string& peer_target_key,
+                               const std::string& peer_source_key) const;
+  // The peer dropped its entry: this pipeline's entry of the row `peer_target_key` (or, when only the
+  // peer's source key is known, the entry pointing at `peer_source_key`) goes too.
+  std::string unmirror_statement(const std::string& source_table, const std::optional<std::string>& peer_target_key,
+                                 const std::string& peer_source_key) const;
   const std::string& pipeline_literal() const { return pipeline_; }
 
  private:
