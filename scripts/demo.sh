@@ -14,9 +14,14 @@
 #
 # Environment: TIDEMARK_DEMO_KAFKA=dev|real (default dev), TIDEMARK_DEMO_SECONDS=N (stop by itself after
 # N seconds instead of waiting for Ctrl-C).
+#
+# ./scripts/demo.sh two-way runs the other demo instead: two-way sync between a legacy MariaDB schema and a
+# modern PostgreSQL one (scripts/demo-two-way.sh).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+if [[ "${1:-}" == two-way ]]; then exec "$SCRIPT_DIR/demo-two-way.sh"; fi
+[[ $# -eq 0 ]] || { echo "usage: $0 [two-way]" >&2; exit 2; }
 . "$SCRIPT_DIR/lib/common.sh"
 . "$SCRIPT_DIR/lib/install-deps.sh"
 cd "$TIDEMARK_ROOT"

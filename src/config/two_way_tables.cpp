@@ -7,7 +7,11 @@ namespace tidemark {
 std::string marker_table_in_source(const Config& config) {
   const std::string& name = config.two_way.marker_table;
   if (name.find('.') != std::string::npos) return name;
-  return (config.source.type == "postgres" ? std::string("public") : config.source.database) + "." + name;
+  if (config.source.type == "postgres") return "public." + name;
+  // MySQL: source.database, else the database of the first captured table (entries are database.table).
+  std::string database = config.source.database;
+  if (database.empty() && !config.source.tables.empty()) database = config.source.tables.front().substr(0, config.source.tables.front().find('.'));
+  return database + "." + name;
 }
 
 std::string id_map_table_in_source(const Config& config) {

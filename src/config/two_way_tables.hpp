@@ -11,7 +11,7 @@
 namespace tidemark {
 
 // two_way.marker_table in the source: "schema.table" (an unqualified name in public) or "database.table"
-// (in source.database).
+// (in source.database, else in the database of the first entry of source.tables).
 std::string marker_table_in_source(const Config& config);
 // The peer's id map (sink.database.id_map_table) in the source, in the marker table's schema or database.
 std::string id_map_table_in_source(const Config& config);

@@ -188,7 +188,8 @@ Config check_two_way_source(const Config& config, PreflightMode mode, Preflight&
   }
   if (!exists) out.warnings.push_back("created at start: the marker table " + marker.label() + " in the source");
   Config with_marker = config;
-  with_marker.source.tables.push_back(name);
+  // `tidemark check` creates nothing: the source checks only the tables that are there.
+  if (exists) with_marker.source.tables.push_back(name);
   // Keys generated on this side: the peer's id map entries (the rows created on its side) come through the
   // log, so that their keys are known here too.
   const auto& mappings = config.sink.database.tables;
@@ -204,7 +205,7 @@ Config check_two_way_source(const Config& config, PreflightMode mode, Preflight&
     return with_marker;
   }
   if (!exists) out.warnings.push_back("created at start: the id map table " + peer_map.label() + " in the source");
-  with_marker.source.tables.push_back(map_name);
+  if (exists) with_marker.source.tables.push_back(map_name);
   return with_marker;
 }
 

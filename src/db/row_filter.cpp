@@ -25,7 +25,8 @@ constexpr std::array kFunctions = {
     "substring", "trim", "ltrim", "rtrim", "left", "right", "concat", "replace", "greatest", "least", "now",
     "date", "date_trunc", "date_part", "to_char", "to_date", "to_timestamp", "year", "month", "day", "hour",
     "minute", "second", "dayofweek", "date_add", "date_sub", "datediff", "md5", "hex", "cast",
-    "json_extract", "json_unquote"};
+    "json_extract", "json_unquote", "concat_ws", "split_part", "substring_index", "strpos", "position", "locate",
+    "instr"};
 
 // Words that start a subquery, a set operation or another statement.
 constexpr std::array kStatementWords = {

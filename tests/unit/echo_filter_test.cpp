@@ -120,5 +120,27 @@ TEST(EchoFilter, ThePeersIdMapEntriesInAnEchoPassAndTheEchoEndsAsACheckpoint) {
   EXPECT_EQ(filter.dropped_transactions(), 5u);  // every echo counts, with entries or without
 }
 
+TEST(TwoWayTables, ThePeersTablesAreFoundInTheSourceDatabase) {
+  Config config;
+  config.two_way.marker_table = "tidemark_marker";
+  config.sink.database.id_map_table = "tidemark_id_map";
+  config.source.type = "postgres";
+  EXPECT_EQ(marker_table_in_source(config), "public.tidemark_marker");
+  EXPECT_EQ(id_map_table_in_source(config), "public.tidemark_id_map");
+  config.source.type = "mysql";
+  config.source.tables = {"shop.customers", "crm.people"};
+  // Without source.database: the first captured table's database.
+  EXPECT_EQ(marker_table_in_source(config), "shop.tidemark_marker");
+  config.source.database = "legacy";
+  EXPECT_EQ(marker_table_in_source(config), "legacy.tidemark_marker");
+  config.two_way.marker_table = "sync.marks";
+  EXPECT_EQ(marker_table_in_source(config), "sync.marks");
+  EXPECT_EQ(id_map_table_in_source(config), "sync.tidemark_id_map") << "beside the marker table";
+  EXPECT_TRUE(is_table(TableId{"sync", "", "marks"}, "sync.marks"));
+  EXPECT_TRUE(is_table(TableId{"db", "sync", "marks"}, "sync.marks"));
+  EXPECT_FALSE(is_table(TableId{"sync", "", "marks2"}, "sync.marks"));
+  EXPECT_FALSE(is_table(TableId{"sync", "", "marks"}, "marks"));
+}
+
 }  // namespace
 }  // namespace tidemark
