@@ -167,6 +167,11 @@ struct QueueConfig {
 struct TwoWayConfig {
   std::string peer;          // the pipeline applying changes into this one's source database; empty: one way
   std::string marker_table;  // in both databases: each sink marks its transactions there
+  // The pipeline (this one or the peer) whose source side always wins conflicts; empty: the mappings'
+  // version columns decide (last writer wins), or every change applies.
+  std::string winner;
+  // This pipeline loses conflicts: its changes apply only where the target still holds the old values.
+  bool loses() const { return enabled() && !winner.empty() && winner == peer; }
   bool enabled() const { return !peer.empty(); }
 };
 

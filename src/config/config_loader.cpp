@@ -189,6 +189,16 @@ class Loader {
       if (source_known && !describe_source(c.source).is_database)
         add(at, "two_way.peer", "needs a database source (postgres or mysql)");
     }
+    if (!c.two_way.winner.empty() && !failed_.count("two_way.winner")) {
+      const YAML::Mark at = value_mark("two_way.winner");
+      if (c.two_way.winner != c.name && c.two_way.winner != c.two_way.peer)
+        add(at, "two_way.winner", "'" + c.two_way.winner + "' is neither this pipeline ('" + c.name + "') nor two_way.peer" +
+                                      (c.two_way.peer.empty() ? " (not set)" : " ('" + c.two_way.peer + "')"));
+      for (const auto& m : c.sink.database.tables)
+        if (!m.version.empty())
+          add(at, "two_way.winner", "and the version of the mapping at line " + std::to_string(m.line) +
+                                        " both decide conflicts: keep one");
+    }
     const SourceDescriptor& kind = describe_source(c.source);
     if (source_known && kind.is_database) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");

@@ -678,6 +678,13 @@ std::vector<Setting> build_table() {
       "(one row per pipeline, updated first in each); created when missing. In the default schema (PostgreSQL) or "
       "source.database / sink.database.database (MySQL).")
       .byDefault("tidemark_marker").validate(logical_name),
+    property<std::string>("two_way.winner", [](Config& c) -> auto& { return c.two_way.winner; },
+      "Two-way sync without version columns: the pipeline (this one or two_way.peer; both files name the same one) "
+      "whose source side always wins conflicts. The other pipeline's inserts keep a row that exists, and its updates "
+      "and deletes apply only where the target still holds the values the source row had before (the columns the "
+      "change touches; a delete: all copied columns), so it needs old row images (PostgreSQL REPLICA IDENTITY FULL, "
+      "MySQL binlog_row_image=FULL). Empty: mappings' version columns decide (last writer wins).")
+      .byDefault("").validate(logical_name_or_empty),
     property<int64_t>("heartbeat.interval_ms", [](Config& c) -> auto& { return c.heartbeat.interval_ms; },
       "Every this many milliseconds, a heartbeat record on the topic <heartbeat.topic_prefix>.<topic prefix> "
       "(key {\"serverName\": prefix}, value {\"ts_ms\": now}, as Debezium's), so consumers can tell an idle pipeline "

@@ -107,7 +107,7 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
       out.warnings.push_back("created at start: the id map table " + id_map.label());
   }
   const bool versioned = std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); });
-  if (!unreachable && versioned) {
+  if (!unreachable && (versioned || config.two_way.loses())) {
     const dbsink::ConflictLog conflicts(config.sink.database, config.name);
     bool exists = false;
     if (auto failed = conflicts.ensure(*target, mode == PreflightMode::Run, exists))

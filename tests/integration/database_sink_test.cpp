@@ -384,15 +384,21 @@ INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyGeneratedKeys,
 // Two-way sync: pipeline A (a's database -> b's) and pipeline B (b's -> a's), each naming the other as its
 // peer. Writers change both sides at once (inserts with ids of their own, version bumps, key changes,
 // deletes) and fight over a few shared rows, setting different payloads on both sides. Once they stop, both
-// tables must be equal (the version column decides, ties going to the pipeline whose name sorts first), and
-// stay quiet: the marker counters, one per applied target transaction, stop moving (no echo loop).
+// tables must be equal (the version column decides, ties going to the pipeline whose name sorts first; or,
+// with two_way.winner, b's side always wins), every conflict logged once, and stay quiet: the marker
+// counters, one per applied target transaction, stop moving (no echo loop).
 struct TwoWayCase {
   std::string a;
   std::string b;
   uint64_t seed;
+  // "version": the version column decides (last writer wins); "winner": two_way.winner names b's pipeline,
+  // whose side always wins, and the tables have no version in their mappings.
+  std::string policy = "version";
 };
 
-std::string two_way_name(const testing::TestParamInfo<TwoWayCase>& info) { return info.param.a + "_and_" + info.param.b; }
+std::string two_way_name(const testing::TestParamInfo<TwoWayCase>& info) {
+  return info.param.a + "_and_" + info.param.b + (info.param.policy == "winner" ? "_b_wins" : "");
+}
 
 class DatabaseTwoWay : public testing::TestWithParam<TwoWayCase> {};
 
@@ -409,14 +415,18 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   a->fill(ta, rows + shared);
   b->create_table(tb, shape);
   b->fill(tb, rows + shared);
-  const auto mapping = [](Database& from, const std::string& source, const std::string& target) {
-    return "    tables:\n      - source: " + from.qualified_name(source) + "\n        target: " + target +
-           "\n        version: version\n";
+  const bool by_version = param.policy == "version";
+  const auto mapping = [&](Database& from, const std::string& source, const std::string& target) {
+    return "    tables:\n      - source: " + from.qualified_name(source) + "\n        target: " + target + "\n" +
+           (by_version ? "        version: version\n" : "");
   };
   a->sink_yaml = sink_yaml(param.b) + mapping(*a, ta, tb);
   b->sink_yaml = sink_yaml(param.a) + mapping(*b, tb, ta);
-  a->write_config({ta}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + b->daemon().name() + "\n");
-  b->write_config({tb}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + a->daemon().name() + "\n");
+  // b's side always wins: a's pipeline compares old images, which PostgreSQL logs only when told to.
+  const std::string winner_yaml = by_version ? "" : "  winner: " + b->daemon().name() + "\n";
+  if (!by_version && a->kind() == "postgres") a->exec("ALTER TABLE " + ta + " REPLICA IDENTITY FULL");
+  a->write_config({ta}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + b->daemon().name() + "\n" + winner_yaml);
+  b->write_config({tb}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + a->daemon().name() + "\n" + winner_yaml);
   ASSERT_TRUE(a->start()) << a->daemon().stderr_text();
   ASSERT_TRUE(b->start()) << b->daemon().stderr_text();
 
@@ -471,7 +481,7 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   const std::string shared_rows = " WHERE id > " + std::to_string(rows);
   // The losing pipeline (its name sorts last) keeps out every one of those changes: a conflict each, logged
   // in its target (the winner's source database) with the key and the tied versions.
-  const bool a_wins = a->daemon().name() < b->daemon().name();
+  const bool a_wins = by_version && a->daemon().name() < b->daemon().name();
   Database& loser_target = a_wins ? *a : *b;
   const std::string loser = a_wins ? b->daemon().name() : a->daemon().name();
   const std::string conflicts_of_loser = " FROM tidemark_conflict WHERE pipeline = '" + loser + "'";
@@ -483,7 +493,7 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   ASSERT_EQ(::kill(b->daemon().process().pid(), SIGCONT), 0);
   const bool equal = converged();
   EXPECT_TRUE(equal) << report();
-  const std::string winner = a->daemon().name() < b->daemon().name() ? "final a" : "final b";
+  const std::string winner = a_wins ? "final a" : "final b";
   EXPECT_EQ(a->column("SELECT DISTINCT payload FROM " + ta + shared_rows), std::vector<std::string>{winner});
   EXPECT_EQ(b->column("SELECT DISTINCT payload FROM " + tb + shared_rows), std::vector<std::string>{winner});
   const std::string since = conflicts_of_loser + " AND id > " + logged_before;
@@ -491,7 +501,8 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   std::vector<std::string> logged;
   wait_until([&] { return (logged = loser_target.column("SELECT count(*)" + since)) == std::vector<std::string>{forced}; }, 60s);
   EXPECT_EQ(logged, std::vector<std::string>{forced});
-  EXPECT_EQ(loser_target.column("SELECT count(*)" + since + " AND kept_version = incoming_version"),
+  EXPECT_EQ(loser_target.column("SELECT count(*)" + since +
+                                (by_version ? " AND kept_version = incoming_version" : " AND kept_version IS NULL")),
             std::vector<std::string>{forced}) << "a tie keeps the winner's version";
   const bool pg_loser = loser_target.kind() == "postgres";
   EXPECT_EQ(loser_target.column("SELECT count(DISTINCT target_key)" + since + " AND CAST(target_key AS " +
@@ -517,7 +528,8 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, DatabaseTwoWay,
                          testing::Values(TwoWayCase{"mariadb", "postgres", 11}, TwoWayCase{"postgres", "postgres", 12},
-                                         TwoWayCase{"mariadb", "mariadb", 13}),
+                                         TwoWayCase{"mariadb", "mariadb", 13}, TwoWayCase{"mariadb", "postgres", 14, "winner"},
+                                         TwoWayCase{"postgres", "mariadb", 15, "winner"}),
                          two_way_name);
 
 // Two-way sync with keys of each side's own, the prototype's scenario: a legacy table (id generated by the

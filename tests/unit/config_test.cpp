@@ -800,6 +800,34 @@ TEST(Config, IdMappingOptionsLoadAndReferencesMustNameAGeneratedKeyMapping) {
   EXPECT_NE(refused->message.find("not supported together with generated_key"), std::string::npos) << refused->message;
 }
 
+TEST(Config, TwoWayWinnerIsOneOfThePairAndExcludesVersionColumns) {
+  const std::string head =
+      "name: modern_to_legacy\nsource:\n  type: postgres\n  user: u\n  database: crm\n  tables: [public.customers]\n"
+      "sink:\n  type: mysql\n  database:\n    user: app\n    database: shop\n";
+  const auto ok = load(head + "two_way:\n  peer: legacy_to_modern\n  winner: legacy_to_modern\n");
+  ASSERT_TRUE(ok.ok()) << format_errors(ok.errors);
+  EXPECT_TRUE(ok.config.two_way.loses());
+  const auto wins = load(head + "two_way:\n  peer: legacy_to_modern\n  winner: modern_to_legacy\n");
+  ASSERT_TRUE(wins.ok()) << format_errors(wins.errors);
+  EXPECT_FALSE(wins.config.two_way.loses());
+
+  const auto stranger = load(head + "two_way:\n  peer: legacy_to_modern\n  winner: someone_else\n");
+  const auto error = error_for(stranger, "two_way.winner");
+  ASSERT_TRUE(error) << format_errors(stranger.errors);
+  EXPECT_NE(error->message.find("neither this pipeline"), std::string::npos) << error->message;
+  EXPECT_EQ(error->line, 14);
+
+  const auto both = load(
+      "name: modern_to_legacy\nsource:\n  type: postgres\n  user: u\n  database: crm\n  tables: [public.customers]\n"
+      "sink:\n  type: mysql\n  database:\n    user: app\n    database: shop\n    tables:\n"
+      "      - source: public.customers\n        version: version\n"  // line 13
+      "two_way:\n  peer: legacy_to_modern\n  winner: legacy_to_modern\n");
+  const auto conflict = error_for(both, "two_way.winner");
+  ASSERT_TRUE(conflict) << format_errors(both.errors);
+  EXPECT_NE(conflict->message.find("version of the mapping at line 13 both decide conflicts"), std::string::npos)
+      << conflict->message;
+}
+
 TEST(Config, TwoWayNeedsADatabaseSinkAndAnotherPipeline) {
   const auto ok = load(
       "name: legacy_to_modern\nsource:\n  type: mysql\n  user: u\n  database: shop\n  tables: [shop.customers]\n"

@@ -27,19 +27,18 @@ std::optional<TargetError> ConflictLog::ensure(TargetConnection& target, bool cr
 }
 
 std::string ConflictLog::log_statements(const std::string& target, const std::string& label, const std::string& match,
-                                        const std::string& key_text, const std::string& version,
-                                        const std::string& cmp, const std::string& incoming) const {
+                                        const std::string& key_text, const std::string& applies,
+                                        const std::string& kept, const std::string& incoming) const {
   const std::string head = "INSERT INTO " + table_ +
                            " (pipeline, target_table, target_key, kept_version, incoming_version) SELECT " + pipeline_ +
                            ", " + string_literal(dialect_, label) + ", ";
   if (dialect_ == Dialect::Postgres)
-    return head + "s.k, CAST(s.v AS text), CAST(" + incoming + " AS text) FROM (SELECT " + key_text + " AS k, " + version +
-           " AS v FROM " + target + " WHERE " + match + " FOR UPDATE) s WHERE NOT (s.v " + cmp + " " + incoming + ");\n";
+    return head + "s.k, CAST(s.v AS text), CAST(" + incoming + " AS text) FROM (SELECT " + key_text + " AS k, " + kept +
+           " AS v, (" + applies + ") AS a FROM " + target + " WHERE " + match + " FOR UPDATE) s WHERE s.a IS NOT TRUE;\n";
   // The row is locked for update first: INSERT ... SELECT alone would take a shared lock that the UPDATE
   // after it then has to upgrade, a deadlock with any other writer doing the same.
   return "SET @tidemark_locked = (SELECT 1 FROM " + target + " WHERE " + match + " FOR UPDATE);\n" + head + key_text +
-         ", " + version + ", " + incoming + " FROM " + target + " WHERE " + match + " AND NOT (" + version + " " + cmp +
-         " " + incoming + ");\n";
+         ", " + kept + ", " + incoming + " FROM " + target + " WHERE " + match + " AND (" + applies + ") IS NOT TRUE;\n";
 }
 
 std::string ConflictLog::select_after(int64_t after_id, int limit) const {

@@ -32,13 +32,12 @@ class ConflictLog {
   // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
   std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
 
-  // The statements that log a conflict of an update guarded by `version` (the target's version column,
-  // quoted) against `incoming` (an SQL expression): run before the guarded UPDATE, they lock the target row
-  // that `match` selects in `target` (so the UPDATE sees the version they read) and log it when
-  // `version <cmp> incoming` is false, `cmp` being the UPDATE's guard ("<=" or "<"). `key_text` is an SQL
-  // text expression of the row's key over the target table's columns.
+  // The statements that log a conflict of a guarded change: run before the guarded UPDATE or DELETE, they
+  // lock the target row that `match` selects in `target` (so the change sees the row they read) and log it
+  // when `applies` (the change's guard, over the target's columns) is not true. `key_text` is an SQL text
+  // expression of the row's key, `kept` of the target's version (or NULL), `incoming` the change's.
   std::string log_statements(const std::string& target, const std::string& label, const std::string& match,
-                             const std::string& key_text, const std::string& version, const std::string& cmp,
+                             const std::string& key_text, const std::string& applies, const std::string& kept,
                              const std::string& incoming) const;
 
   // The conflicts this pipeline logged after `after_id`, oldest first, at most `limit`.

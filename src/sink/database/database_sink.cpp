@@ -70,7 +70,8 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
                   .mark_statement(*target_, config.name);
   if (config.two_way.enabled()) peer_id_map_ = id_map_table_in_source(config);
   const auto& mappings = settings_.tables;
-  if (std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); })) {
+  if (config.two_way.loses() ||
+      std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); })) {
     // Conflicts logged before this start were counted by an earlier run.
     TargetError error;
     if (const auto rows = target_->query(conflicts_.select_last_id(), &error); rows && !rows->empty() && !rows->front().empty())
@@ -175,7 +176,8 @@ const TablePlan* DatabaseSink::plan_for(const TableSchemaPtr& table) {
     }
     // Two-way sync breaks version ties the same way on both sides: the pipeline whose name sorts first wins.
     const bool apply_ties = !config_.two_way.enabled() || config_.name < config_.two_way.peer;
-    PlanResult planned = plan_table(target_->dialect(), table, mapping, schema, name, *described, apply_ties);
+    PlanResult planned =
+        plan_table(target_->dialect(), table, mapping, schema, name, *described, apply_ties, config_.two_way.loses());
     if (!planned.plan) {
       fail(planned.error);
       return nullptr;
@@ -260,6 +262,8 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
       }
       const bool partial = has_unavailable(*plan, after);
       if (plan->generated_key) return add_mapped(*plan, event, *old_key, &after, key_moved, partial);
+      // The peer's side wins: an UPDATE guarded by the old values (which also moves the key).
+      if (plan->keep_changed) return add_update(*plan, event, after, *old_key, key_moved);
       // Columns the log left out (unchanged TOASTed values, a MINIMAL binlog image) keep their target value:
       // an UPDATE of the rest, which also moves the key when it changed.
       if (partial) return add_update(*plan, event, after, *old_key, key_moved);
@@ -274,6 +278,7 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
       const Row* image = event.before ? &*event.before : nullptr;
       if (!image) return missing("old");
       if (plan->generated_key) return add_mapped(*plan, event, *image, nullptr, false, false);
+      if (plan->keep_changed) return add_kept_delete(*plan, event, *image);
       return add_delete(*plan, event, *image);
     }
     case Op::Truncate:
@@ -376,6 +381,21 @@ bool DatabaseSink::add_mapped(const TablePlan& plan, const ChangeEvent& event, c
   const std::string& map = id_map_.table();
   std::string old_key;
   if (!append_source_key(old_key, plan, event, key_row)) return false;
+  if (!row && plan.keep_changed) {  // a delete where the target row still holds the old values; the entry goes with the row
+    std::string unchanged;
+    if (!append_unchanged(unchanged, plan, event, nullptr)) return false;
+    std::string match = plan.generated_name + " = " + id_map_.lookup(table, old_key, plan.generated_type);
+    if (!unchanged.empty()) {
+      script_ += conflicts_.log_statements(plan.target, plan.label, match, target_key_text(plan), unchanged, "NULL", "NULL");
+      may_conflict_ = true;
+      match += " AND " + unchanged;
+    }
+    const std::string entry_key = pg ? "CAST(" + map + ".target_key AS " + plan.generated_type + ")" : map + ".target_key";
+    script_ += "DELETE FROM " + plan.target + " WHERE " + match + ";\nDELETE FROM " + map + " WHERE " +
+               id_map_.match(table, old_key) + " AND NOT EXISTS (SELECT 1 FROM " + plan.target + " WHERE " +
+               plan.generated_name + " = " + entry_key + ");\n";
+    return true;
+  }
   if (!row) {  // a delete: the target row and its entry
     if (pg) {
       script_ += "WITH m AS (DELETE FROM " + map + " WHERE " + id_map_.match(table, old_key) +
@@ -415,11 +435,21 @@ bool DatabaseSink::add_mapped(const TablePlan& plan, const ChangeEvent& event, c
     set += (w ? ", " : "") + v.name + " = " + value;
     values += (w ? ", " : "") + value;
     if (plan.version && w == *plan.version) {
-      const std::string cmp = plan.apply_ties ? "<=" : "<";
+      const std::string applies = v.name + (plan.apply_ties ? " <= " : " < ") + value;
       const std::string match = plan.generated_name + " = " + id_map_.lookup(table, key, plan.generated_type);
-      script_ += conflicts_.log_statements(plan.target, plan.label, match, target_key_text(plan), v.name, cmp, value);
+      script_ += conflicts_.log_statements(plan.target, plan.label, match, target_key_text(plan), applies, v.name, value);
       may_conflict_ = true;
-      guard = " AND " + v.name + " " + cmp + " " + value;
+      guard = " AND " + applies;
+    }
+  }
+  if (plan.keep_changed && event.op == Op::Update) {  // an insert finding its entry is this pipeline's own row
+    std::string unchanged;
+    if (!append_unchanged(unchanged, plan, event, row)) return false;
+    if (!unchanged.empty()) {
+      const std::string match = plan.generated_name + " = " + id_map_.lookup(table, key, plan.generated_type);
+      script_ += conflicts_.log_statements(plan.target, plan.label, match, target_key_text(plan), unchanged, "NULL", "NULL");
+      may_conflict_ = true;
+      guard += " AND " + unchanged;
     }
   }
   if (pg) {
@@ -560,6 +590,15 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
     // Leaving the filter deletes the row; otherwise the update applies (its key moved or not).
     script_ += "DELETE FROM " + plan.target + " WHERE " + where + " AND NOT coalesce((" + filter + "), false);\n";
   }
+  if (plan.keep_changed && any) {
+    std::string unchanged;
+    if (!append_unchanged(unchanged, plan, event, &row)) return false;
+    if (!unchanged.empty()) {
+      script_ += conflicts_.log_statements(plan.target, plan.label, where, target_key_text(plan), unchanged, "NULL", "NULL");
+      may_conflict_ = true;
+      where += " AND " + unchanged;
+    }
+  }
   if (plan.version && any) {
     const TargetValue& v = plan.values[*plan.version];
     const bool carried = v.source ? !unavailable(row, *v.source)
@@ -569,10 +608,10 @@ bool DatabaseSink::add_update(const TablePlan& plan, const ChangeEvent& event, c
       std::string incoming;
       if (!(v.source ? append_copied(incoming, v, event, row, plan) : append_template(incoming, v.expression, event, row, plan)))
         return false;
-      const std::string cmp = plan.apply_ties ? "<=" : "<";
-      script_ += conflicts_.log_statements(plan.target, plan.label, where, target_key_text(plan), v.name, cmp, incoming);
+      const std::string applies = v.name + (plan.apply_ties ? " <= " : " < ") + incoming;
+      script_ += conflicts_.log_statements(plan.target, plan.label, where, target_key_text(plan), applies, v.name, incoming);
       may_conflict_ = true;
-      where += " AND " + v.name + " " + cmp + " " + incoming;
+      where += " AND " + applies;
     }
   }
   if (any) script_ += sql + " WHERE " + where + ";\n";
@@ -601,6 +640,46 @@ bool DatabaseSink::commit() {
   last_commit_ = Clock::now();
   if (may_conflict_) report_conflicts();
   may_conflict_ = false;
+  return true;
+}
+
+bool DatabaseSink::append_unchanged(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row* after) {
+  const bool pg = target_->dialect() == Dialect::Postgres;
+  const Row* before = event.before ? &*event.before : nullptr;
+  for (size_t w = 0; w < plan.values.size(); ++w) {
+    const TargetValue& v = plan.values[w];
+    // Computed columns are not compared (an expression of the old values need not give back what the target
+    // holds); the key already selects the row.
+    if (!v.source || std::find(plan.key_values.begin(), plan.key_values.end(), w) != plan.key_values.end()) continue;
+    const size_t c = *v.source;
+    if (after && unavailable(*after, c)) continue;  // the new image leaves it as it was
+    if (!before || unavailable(*before, c)) {
+      fail(std::string(op_name(event.op)) + " of " + event.table->id.to_string() + " comes without the old value of " +
+           event.table->columns[c] + ", which two_way.winner needs to tell whether the other side changed the row: log "
+           "old images (PostgreSQL: ALTER TABLE ... REPLICA IDENTITY FULL; MySQL: binlog_row_image=FULL)");
+      return false;
+    }
+    if (after && (*before)[c] == (*after)[c]) continue;
+    std::string old_value;
+    if (!append_copied(old_value, v, event, *before, plan)) return false;
+    out += (out.empty() ? "" : " AND ") + v.name + (pg ? " IS NOT DISTINCT FROM CAST(" + old_value + " AS " + v.type + ")"
+                                                       : " <=> " + old_value);
+  }
+  return true;
+}
+
+bool DatabaseSink::add_kept_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row) {
+  close_run();
+  std::string where;
+  if (!append_target_match(where, plan, event, row)) return false;
+  std::string unchanged;
+  if (!append_unchanged(unchanged, plan, event, nullptr)) return false;
+  if (!unchanged.empty()) {
+    script_ += conflicts_.log_statements(plan.target, plan.label, where, target_key_text(plan), unchanged, "NULL", "NULL");
+    may_conflict_ = true;
+    where += " AND " + unchanged;
+  }
+  script_ += "DELETE FROM " + plan.target + " WHERE " + where + ";\n";
   return true;
 }
 

@@ -100,6 +100,13 @@ class DatabaseSink final : public ChangeSink {
   // An expression with the source values in it as literals.
   bool append_template(std::string& out, const SqlTemplate& sql, const ChangeEvent& event, const Row& row,
                        const TablePlan& plan);
+  // two_way.winner, this pipeline losing: "col IS NOT DISTINCT FROM <old value> AND ..." over the copied
+  // columns that `after` changes (a delete, `after` null: all of them), so the change applies only where
+  // the target row still holds the source row's old values; empty when nothing is compared. False (and
+  // fatal) when the old image lacks a value it needs.
+  bool append_unchanged(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row* after);
+  // A delete that applies only where the target still holds the old values (TablePlan::keep_changed).
+  bool add_kept_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row);
   // The target row's key as an SQL text expression over the target table's columns (for the conflict log).
   std::string target_key_text(const TablePlan& plan) const;
   // Counts and logs the conflicts the last commit logged.

@@ -166,7 +166,7 @@ const TableMapping* find_mapping(const std::vector<TableMapping>& mappings, cons
 
 PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
                       const std::string& target_schema, const std::string& target_table, const TargetTable& described,
-                      bool apply_ties) {
+                      bool apply_ties, bool keep_changed) {
   PlanResult out;
   const std::string label = target_schema + "." + target_table;
   const std::string from = "source table " + source->id.to_string() + " -> target table " + label + ": ";
@@ -374,12 +374,14 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
                            : rows_close + " ON " + match + " WHERE " + leaves;
     }
   }
+  plan.keep_changed = keep_changed;
   std::vector<std::string> set;
   const std::string newer = apply_ties ? " >= " : " > ";
   const std::string version_name = plan.version ? plan.values[*plan.version].name : "";
   for (size_t i = 0; i < plan.values.size(); ++i) {
     if (std::find(plan.key_values.begin(), plan.key_values.end(), i) != plan.key_values.end()) continue;
     if (plan.version && i == *plan.version) continue;  // last: MySQL reads the columns assigned before as updated
+    if (keep_changed) continue;  // an existing row stays as it is
     const std::string& n = plan.values[i].name;
     if (dialect == Dialect::Postgres)
       set.push_back(n + " = EXCLUDED." + n);

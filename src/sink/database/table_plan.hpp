@@ -76,6 +76,10 @@ struct TablePlan {
   // version overwrites when `apply_ties`.
   std::optional<size_t> version;
   bool apply_ties = true;
+  // Two-way sync, the peer's side winning conflicts (two_way.winner): inserts keep an existing row (the
+  // upsert does nothing on a duplicate key), and updates and deletes apply only where the target row still
+  // holds the source row's old values (DatabaseSink).
+  bool keep_changed = false;
 };
 
 struct PlanResult {
@@ -86,10 +90,11 @@ struct PlanResult {
 // The plan of `source` into `target_table`, as `mapping` says (null: column by column, same names). Every
 // problem (no such table or column on either side, no primary key, a key that is not copied, an expression
 // that is not allowed) is reported in `error`, one per line, each naming the fix.
-// `apply_ties`: with a version column, whether an equal version overwrites (two_way: one side of the pair).
+// `apply_ties`: with a version column, whether an equal version overwrites (two_way: one side of the pair);
+// `keep_changed`: TablePlan::keep_changed.
 PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
                       const std::string& target_schema, const std::string& target_table, const TargetTable& described,
-                      bool apply_ties = true);
+                      bool apply_ties = true, bool keep_changed = false);
 
 // Where `mapping` (may be null) sends `source`: the target schema (postgres) or database (mysql) and table.
 std::pair<std::string, std::string> target_of(const TableId& source, const TableMapping* mapping,
