@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "database.hpp"
+#include "kafka_client.hpp"
 #include "mysql_client.hpp"
 #include "pg_client.hpp"
 #include "process.hpp"
@@ -719,6 +720,50 @@ INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyFromKafka,
 
 // A row the target refuses (a unique index the source does not have) stops the pipeline with status 2,
 // naming the key and where it resumes; nothing of that transaction is applied, no later change either.
+// Kafka as the input, partitions added while it runs: the applier picks them up and reads them from their
+// beginning. Only inserts of new keys go to the topic after it grows (moving keys between partitions would
+// give up their order, as with any Kafka consumer).
+TEST(DatabaseApplyFromKafkaTopics, PartitionsAddedWhileItRunsAreRead) {
+  auto source = make_database("mariadb");
+  auto target = make_database("postgres");
+  const std::string table = source->name("grow");
+  source->create_table(table, "id BIGINT PRIMARY KEY, payload VARCHAR(50)");
+  const std::string topic = source->topic_of(table);
+  source->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() +
+                      "\n    properties:\n      topic.metadata.refresh.interval.ms: \"1000\"\n";
+  source->write_config({table}, "snapshot:\n  initial: never\n");
+  target->exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, payload TEXT)");
+  ASSERT_TRUE(source->start()) << source->daemon().stderr_text();
+  DaemonRunner applier(source->bootstrap(), GeneratorSettings{});
+  applier.write_config(sink_yaml("postgres"), "info",
+                       "source:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() + "\n    topics: [" +
+                           topic + "]\n");
+  applier.start();
+  const auto insert = [&](int64_t from, int64_t to) {
+    for (int64_t id = from; id < to; id += 10) {
+      std::string values;
+      for (int64_t i = id; i < std::min(id + 10, to); ++i) values += (values.empty() ? "(" : ", (") + std::to_string(i) + ", 'p" + std::to_string(i) + "')";
+      source->exec("INSERT INTO " + table + " (id, payload) VALUES " + values);
+    }
+  };
+  const auto count = [&] { return std::stoll(target->column("SELECT count(*) FROM " + table).at(0)); };
+  insert(0, 100);
+  ASSERT_TRUE(wait_until([&] { return count() == 100; }, 60s)) << applier.stderr_text();
+  add_partitions(source->bootstrap(), topic, 3);
+  std::this_thread::sleep_for(3s);  // the publisher's metadata refresh sees the new partitions
+  insert(100, 400);
+  const bool all = wait_until([&] { return count() == 400; }, 60s);
+  EXPECT_TRUE(all) << count() << " rows\n" << applier.stderr_text() << "\n" << source->daemon().stderr_text();
+  EXPECT_EQ(target->column("SELECT count(*) FROM " + table + " WHERE payload = 'p' || id"), std::vector<std::string>{"400"});
+  EXPECT_NE(applier.stderr_text().find("new partition " + topic + "/1"), std::string::npos) << applier.stderr_text();
+  const auto position = nlohmann::json::parse(
+      target->column("SELECT position FROM tidemark_apply_position WHERE pipeline = '" + applier.name() + "'").at(0));
+  EXPECT_TRUE(position.contains(topic + "/1") || position.contains(topic + "/2")) << position.dump();
+  EXPECT_EQ(applier.stop(SIGTERM), 0) << applier.stderr_text();
+  EXPECT_EQ(source->daemon().stop(SIGTERM), 0) << source->daemon().stderr_text();
+  target->exec("DROP TABLE " + table);
+}
+
 class DatabaseApplyRefused : public testing::TestWithParam<ApplyCase> {};
 
 TEST_P(DatabaseApplyRefused, AConstraintViolationStopsThePipelineNamingTheKey) {

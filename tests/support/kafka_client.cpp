@@ -90,6 +90,38 @@ void create_topic(const std::string& bootstrap, const std::string& topic, int pa
   throw std::runtime_error("topic " + topic + " did not appear");
 }
 
+void add_partitions(const std::string& bootstrap, const std::string& topic, int total) {
+  KafkaHandle rk = make_client(RD_KAFKA_PRODUCER, bootstrap, false);
+  char err[512];
+  rd_kafka_NewPartitions_t* grow = rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(total), err, sizeof err);
+  if (!grow) throw std::runtime_error(err);
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk.get());
+  rd_kafka_CreatePartitions(rk.get(), &grow, 1, nullptr, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, 30000);
+  std::string failure;
+  if (!event) {
+    failure = "CreatePartitions timed out";
+  } else if (rd_kafka_event_error(event)) {
+    failure = rd_kafka_event_error_string(event);
+  } else {
+    size_t count = 0;
+    const rd_kafka_topic_result_t** topics =
+        rd_kafka_CreatePartitions_result_topics(rd_kafka_event_CreatePartitions_result(event), &count);
+    for (size_t i = 0; i < count; ++i)
+      if (rd_kafka_topic_result_error(topics[i]) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        failure = rd_kafka_topic_result_error_string(topics[i]);
+  }
+  if (event) rd_kafka_event_destroy(event);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_NewPartitions_destroy(grow);
+  if (!failure.empty()) throw std::runtime_error("add partitions to " + topic + ": " + failure);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (partition_count(bootstrap, topic) == total) return;
+    usleep(100'000);
+  }
+  throw std::runtime_error("topic " + topic + " did not grow to " + std::to_string(total) + " partitions");
+}
+
 int partition_count(const std::string& bootstrap, const std::string& topic) {
   KafkaHandle rk = make_client(RD_KAFKA_PRODUCER, bootstrap, false);
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk.get(), topic.c_str(), nullptr);

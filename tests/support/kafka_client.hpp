@@ -20,6 +20,8 @@ std::string unique_name(const std::string& prefix);
 
 // Creates the topic (replication factor 1); succeeds when it exists already.
 void create_topic(const std::string& bootstrap, const std::string& topic, int partitions);
+// Grows `topic` to `total` partitions (the admin API's CreatePartitions) and waits until they have leaders.
+void add_partitions(const std::string& bootstrap, const std::string& topic, int total);
 
 struct ConsumedRecord {
   std::string topic;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,19 @@ namespace {
 constexpr std::chrono::milliseconds kPushWait{100};
 constexpr int kPollMs = 100;
 constexpr int kMetadataTimeoutMs = 10000;
+// How often the topics are looked at again for partitions added since start.
+constexpr std::chrono::seconds kPartitionRefresh{10};
 
 std::string partition_name(const std::string& topic, int32_t partition) { return topic + "/" + std::to_string(partition); }
+
+void on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+  if (level <= 3)
+    spdlog::error("kafka source: librdkafka {}: {}", facility, message);
+  else if (level <= 5)
+    spdlog::info("kafka source: librdkafka {}: {}", facility, message);
+  else
+    spdlog::debug("kafka source: librdkafka {}: {}", facility, message);
+}
 
 }  // namespace
 
@@ -74,6 +86,7 @@ rd_kafka_t* make_consumer(const Config& config, std::string& error) {
       return nullptr;
     }
   }
+  rd_kafka_conf_set_log_cb(conf, &on_log);
   rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_CONSUMER, conf, message, sizeof message);
   if (!handle) {
     error = std::string("cannot create a Kafka consumer: ") + message;
@@ -141,16 +154,32 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
       std::this_thread::sleep_for(kPushWait);
     }
   }
+  // A partition the stored offsets do not name came after them (nothing of it was read): all of it is new.
+  // On a first start with `latest`, the current ends are noted, so that the offsets stored with the first
+  // record name every partition.
+  const bool latest = !start && config_.source.kafka.start == "latest";
+  std::set<std::string> assigned_names;
   rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(static_cast<int>(partitions->size()));
-  const int64_t first = config_.source.kafka.start == "latest" ? RD_KAFKA_OFFSET_END : RD_KAFKA_OFFSET_BEGINNING;
   for (const auto& [topic, partition] : *partitions) {
-    const auto stored = next.find(partition_name(topic, partition));
-    rd_kafka_topic_partition_list_add(assignment, topic.c_str(), partition)->offset =
-        stored != next.end() ? stored->second : first;
+    const std::string name = partition_name(topic, partition);
+    assigned_names.insert(name);
+    int64_t offset = RD_KAFKA_OFFSET_BEGINNING;
+    if (const auto stored = next.find(name); stored != next.end()) {
+      offset = stored->second;
+    } else if (latest) {
+      int64_t low = 0, high = 0;
+      const rd_kafka_resp_err_t err =
+          rd_kafka_query_watermark_offsets(consumer->handle, topic.c_str(), partition, &low, &high, kMetadataTimeoutMs);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return {false, "cannot read the end offset of " + name + ": " + rd_kafka_err2str(err)};
+      offset = next[name] = high;
+    }
+    rd_kafka_topic_partition_list_add(assignment, topic.c_str(), partition)->offset = offset;
   }
   const rd_kafka_resp_err_t assigned = rd_kafka_assign(consumer->handle, assignment);
   rd_kafka_topic_partition_list_destroy(assignment);
   if (assigned != RD_KAFKA_RESP_ERR_NO_ERROR) return {false, std::string("cannot assign the partitions: ") + rd_kafka_err2str(assigned)};
+  auto refreshed = std::chrono::steady_clock::now();
   spdlog::info("kafka source: reading {} partition(s) of {} topic(s) {}", partitions->size(), config_.source.kafka.topics.size(),
                start ? "from the target's stored offsets" : "from the " + config_.source.kafka.start + " offsets");
   {
@@ -160,6 +189,10 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
   set_connected(true);
   ChangeRecordDecoder decoder;
   while (!stop.stop_requested()) {
+    if (std::chrono::steady_clock::now() - refreshed >= kPartitionRefresh) {
+      refreshed = std::chrono::steady_clock::now();
+      add_new_partitions(assigned_names);
+    }
     rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer_->handle, kPollMs);
     if (!message) continue;
     if (message->err) {
@@ -194,6 +227,30 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
   }
   set_connected(false);
   return {};
+}
+
+void KafkaSource::add_new_partitions(std::set<std::string>& assigned) {
+  std::string error;
+  const auto partitions = partitions_of(consumer_->handle, config_.source.kafka.topics, error);
+  if (!partitions) {
+    spdlog::warn("kafka source: cannot look for new partitions: {}", error);
+    return;
+  }
+  rd_kafka_topic_partition_list_t* added = rd_kafka_topic_partition_list_new(1);
+  for (const auto& [topic, partition] : *partitions) {
+    if (!assigned.insert(partition_name(topic, partition)).second) continue;
+    rd_kafka_topic_partition_list_add(added, topic.c_str(), partition)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    spdlog::info("kafka source: new partition {}, read from its beginning", partition_name(topic, partition));
+  }
+  if (added->cnt > 0) {
+    const std::lock_guard lock(mutex_);
+    if (rd_kafka_error_t* failed = rd_kafka_incremental_assign(consumer_->handle, added)) {
+      spdlog::warn("kafka source: cannot assign the new partitions: {}", rd_kafka_error_string(failed));
+      rd_kafka_error_destroy(failed);
+      for (int i = 0; i < added->cnt; ++i) assigned.erase(partition_name(added->elems[i].topic, added->elems[i].partition));
+    }
+  }
+  rd_kafka_topic_partition_list_destroy(added);
 }
 
 void KafkaSource::on_position_persisted(const SourcePosition& position) {

@@ -3,12 +3,15 @@
 // partition by partition in offset order. Every record is a transaction of its own; the position after
 // it is the next offset of every partition read so far, so the target's position table holds, in the same
 // transaction as the rows, exactly where to go on (exactly-once apply). On start the consumer is assigned
-// every partition of the topics at those offsets (first start: source.kafka.start); the applied offsets
-// are also committed to the consumer group (source.kafka.group_id) once persisted, for lag monitoring.
+// every partition of the topics at those offsets (first start: source.kafka.start; a partition the stored
+// offsets do not name is read from its beginning), and partitions added to the topics later are assigned
+// from their beginning within kPartitionRefresh. The applied offsets are also committed to the consumer
+// group (source.kafka.group_id) once persisted, for lag monitoring.
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "config/config.hpp"
@@ -27,6 +30,8 @@ class KafkaSource final : public Source {
 
  private:
   struct Consumer;
+  // Assigns the topics' partitions that `assigned` ("topic/partition") does not hold yet, from their start.
+  void add_new_partitions(std::set<std::string>& assigned);
   const Config config_;
   std::mutex mutex_;  // the persister's thread commits offsets while the source thread polls
   std::unique_ptr<Consumer> consumer_;
