@@ -395,6 +395,7 @@ struct TwoWayCase {
   // "version": the version column decides (last writer wins); "winner": two_way.winner names b's pipeline,
   // whose side always wins, and the tables have no version in their mappings.
   std::string policy = "version";
+  int seconds = 15;  // how long the writers run (TIDEMARK_TWO_WAY_SECONDS overrides it)
 };
 
 std::string two_way_name(const testing::TestParamInfo<TwoWayCase>& info) {
@@ -432,7 +433,7 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   ASSERT_TRUE(b->start()) << b->daemon().stderr_text();
 
   const char* seconds_env = std::getenv("TIDEMARK_TWO_WAY_SECONDS");
-  const auto run_for = std::chrono::seconds(seconds_env && *seconds_env ? std::stoll(seconds_env) : 15);
+  const auto run_for = std::chrono::seconds(seconds_env && *seconds_env ? std::stoll(seconds_env) : param.seconds);
   {
     ConcurrentWriters writers_a([&] { return a->session(); }, ta, 2, param.seed, rows, 10'000'000);
     ConcurrentWriters writers_b([&] { return b->session(); }, tb, 2, param.seed + 1, rows, 20'000'000);
@@ -528,7 +529,7 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, DatabaseTwoWay,
-                         testing::Values(TwoWayCase{"mariadb", "postgres", 11}, TwoWayCase{"postgres", "postgres", 12},
+                         testing::Values(TwoWayCase{"mariadb", "postgres", 11, "version", 60}, TwoWayCase{"postgres", "postgres", 12},
                                          TwoWayCase{"mariadb", "mariadb", 13}, TwoWayCase{"mariadb", "postgres", 14, "winner"},
                                          TwoWayCase{"postgres", "mariadb", 15, "winner"}),
                          two_way_name);
