@@ -170,14 +170,45 @@ Config check_snapshots(const Config& config, PreflightMode mode, Preflight& out)
   return mode == PreflightMode::Run || out.reader->control_tables_exist() ? with_tables : config;
 }
 
+// two_way.winner naming the peer: this pipeline compares old row images, which the source must log in full.
+// `tables`: the captured tables as configured (not the pipeline's own control tables).
+void check_old_images(const Config& config, const std::vector<std::string>& tables, dbsink::TargetConnection& source,
+                      Preflight& out) {
+  if (!config.two_way.loses()) return;
+  dbsink::TargetError error;
+  if (source.dialect() == dbsink::Dialect::MySql) {
+    const auto rows = source.query("SELECT @@binlog_row_image", &error);
+    if (rows && !rows->empty() && !rows->front().empty() && rows->front()[0] && *rows->front()[0] != "FULL")
+      out.problems.push_back("two_way.winner: this pipeline loses conflicts and compares old row images, but the source "
+                             "logs binlog_row_image=" + *rows->front()[0] + ": set binlog_row_image=FULL");
+    return;
+  }
+  std::string listed;
+  for (const auto& t : tables)
+    if (t.find_first_of("*?") == std::string::npos) listed += (listed.empty() ? "" : ", ") + source.quote(t);
+  if (listed.empty()) return;
+  const auto rows = source.query(
+      "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+      "WHERE c.relkind IN ('r', 'p') AND c.relreplident <> 'f' AND n.nspname || '.' || c.relname IN (" + listed + ")",
+      &error);
+  if (!rows) return;  // the source's own checks report a connection problem
+  for (const auto& row : *rows)
+    if (!row.empty() && row[0])
+      out.problems.push_back("two_way.winner: this pipeline loses conflicts and compares old row images, but " + *row[0] +
+                             " logs only its key: ALTER TABLE " + *row[0] + " REPLICA IDENTITY FULL");
+}
+
 // Two-way sync: the source database's marker table (which the peer's sink updates) exists, created when
 // missing, and is captured, so the echo filter sees the peer's marks. Returns the configuration the source
 // runs with.
-Config check_two_way_source(const Config& config, PreflightMode mode, Preflight& out) {
+// `user_tables`: source.tables as configured.
+Config check_two_way_source(const Config& config, const std::vector<std::string>& user_tables, PreflightMode mode,
+                            Preflight& out) {
   if (!config.two_way.enabled()) return config;
   const std::string name = marker_table_in_source(config);
   auto source = dbsink::make_target_connection(config.source, "tidemark-" + config.name + "-check");
   if (source->connect()) return config;  // the source's own checks report it
+  check_old_images(config, user_tables, *source, out);
   const size_t dot = name.find('.');
   const dbsink::MarkerTable marker(source->dialect(), name.substr(0, dot), name.substr(dot + 1));
   bool exists = false;
@@ -231,7 +262,7 @@ Preflight run_preflight(const Config& config, PreflightMode mode) {
     check_state(config, out);
     check_sink(config, out);
   }
-  const Config source_config = check_two_way_source(check_snapshots(config, mode, out), mode, out);
+  const Config source_config = check_two_way_source(check_snapshots(config, mode, out), config.source.tables, mode, out);
   check_source(source_config, mode, out);
   return out;
 }

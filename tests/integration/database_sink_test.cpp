@@ -426,8 +426,12 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
   b->sink_yaml = sink_yaml(param.a) + mapping(*b, tb, ta);
   // b's side always wins: a's pipeline compares old images, which PostgreSQL logs only when told to.
   const std::string winner_yaml = by_version ? "" : "  winner: " + b->daemon().name() + "\n";
-  if (!by_version && a->kind() == "postgres") a->exec("ALTER TABLE " + ta + " REPLICA IDENTITY FULL");
   a->write_config({ta}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + b->daemon().name() + "\n" + winner_yaml);
+  if (!by_version && a->kind() == "postgres") {
+    const CliResult refused = run_tidemark(a->daemon(), {"check", "--config", a->daemon().config_path()});
+    EXPECT_NE(refused.out.find("REPLICA IDENTITY FULL"), std::string::npos) << refused.out << refused.err;
+    a->exec("ALTER TABLE " + ta + " REPLICA IDENTITY FULL");
+  }
   b->write_config({tb}, "snapshot:\n  initial: never\n", "two_way:\n  peer: " + a->daemon().name() + "\n" + winner_yaml);
   ASSERT_TRUE(a->start()) << a->daemon().stderr_text();
   ASSERT_TRUE(b->start()) << b->daemon().stderr_text();
