@@ -175,6 +175,11 @@ struct TwoWayConfig {
   bool enabled() const { return !peer.empty(); }
 };
 
+// With a database sink, unless set: a chunk and the latency target of the backlog bound that suit target
+// transactions of thousands of rows.
+inline constexpr int64_t kDatabaseSinkChunkSize = 4096;
+inline constexpr int64_t kDatabaseSinkAckLatencyMs = 500;
+
 // DBLog snapshots beside the log (docs/snapshots.md).
 struct SnapshotConfig {
   bool enabled = true;

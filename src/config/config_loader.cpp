@@ -291,6 +291,10 @@ class Loader {
     if (c.sink.type == "postgres" || c.sink.type == "mysql") {
       c.sink.database.type = c.sink.type;
       c.sink.database.port = source_port(c.sink.database);
+      // A target transaction of thousands of rows takes tens of milliseconds to commit: Kafka's latency
+      // target would hold a snapshot to one small chunk at a time, each waiting for the last one's commit.
+      if (!set_.count("snapshot.target_ack_latency_ms")) c.snapshot.target_ack_latency_ms = kDatabaseSinkAckLatencyMs;
+      if (!set_.count("snapshot.chunk_size")) c.snapshot.chunk_size = kDatabaseSinkChunkSize;
     }
   }
 

@@ -713,7 +713,8 @@ std::vector<Setting> build_table() {
       "Snapshot every captured table on start: when_needed (first start, no stored position), always (every start), never.")
       .byDefault("when_needed").choices({"when_needed", "always", "never"}),
     property<int64_t>("snapshot.chunk_size", [](Config& c) -> auto& { return c.snapshot.chunk_size; },
-      "Rows per chunk SELECT (a signal may ask for another size).").byDefault(1024).validate(in_range(1, 1'000'000)),
+      "Rows per chunk SELECT (a signal may ask for another size). With a database sink (sink.type postgres or mysql) "
+      "the default is 4096.").byDefault(1024).validate(in_range(1, 1'000'000)),
     property<std::string>("snapshot.signal_table", [](Config& c) -> auto& { return c.snapshot.signal_table; },
       "Table whose inserted rows control snapshots (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot); "
       "'table' lives in schema public (postgres) or in source.database (mysql; without it, the database of the first "
@@ -737,7 +738,8 @@ std::vector<Setting> build_table() {
     property<int64_t>("snapshot.target_ack_latency_ms", [](Config& c) -> auto& { return c.snapshot.target_ack_latency_ms; },
       "Acknowledgement latency (produce -> Kafka ack) the snapshot keeps the log's records within: every 50 ms the bound "
       "on waiting records grows by one chunk while the slowest acknowledgement stayed within this, and halves when it did "
-      "not (never below one chunk). 0: the fixed bound snapshot.max_backlog_events.")
+      "not (never below one chunk). 0: the fixed bound snapshot.max_backlog_events. With a database sink the acknowledgement "
+      "is the target's commit, and the default is 500.")
       .byDefault(15).validate(in_range(0, 600'000)).reloadable(),
     property<int64_t>("snapshot.chunks_in_flight", [](Config& c) -> auto& { return c.snapshot.chunks_in_flight; },
       "Chunks read ahead: the worker writes the next chunk's watermarks and reads its rows while earlier chunks' high "

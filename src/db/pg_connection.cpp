@@ -1,4 +1,7 @@
 #include "db/pg_connection.hpp"
+
+#include <algorithm>
+
 #include "config/source_kinds.hpp"
 
 namespace tidemark::pg {
@@ -139,11 +142,54 @@ std::optional<Result> Connection::run(const std::string& sql, const std::vector<
     last_sqlstate_.clear();
     return result;
   }
-  last_error_ = result ? PQresultErrorMessage(result.get()) : error();
-  while (!last_error_.empty() && (last_error_.back() == '\n' || last_error_.back() == ' ')) last_error_.pop_back();
-  const char* state = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
-  last_sqlstate_ = state ? state : "";
+  note_failure(result.get());
   return std::nullopt;
+}
+
+void Connection::note_failure(const PGresult* result) {
+  last_error_ = result ? PQresultErrorMessage(result) : error();
+  if (last_error_.empty()) last_error_ = error();
+  while (!last_error_.empty() && (last_error_.back() == '\n' || last_error_.back() == ' ')) last_error_.pop_back();
+  const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  last_sqlstate_ = state ? state : "";
+}
+
+bool Connection::copy_in(const std::string& sql, std::string_view rows) {
+  // PQexec runs the statements before the COPY and returns at it, the server then waiting for the rows.
+  Result started(PQexec(conn_, sql.c_str()));
+  if (!started || PQresultStatus(started.get()) != PGRES_COPY_IN) {
+    note_failure(started.get());
+    // A script without a COPY would leave results unread; nothing to send then.
+    while (PGresult* rest = PQgetResult(conn_)) PQclear(rest);
+    return false;
+  }
+  constexpr size_t kPiece = 1 << 20;
+  bool sent = true;
+  for (size_t at = 0; sent && at < rows.size(); at += kPiece) {
+    const size_t n = std::min(kPiece, rows.size() - at);
+    sent = PQputCopyData(conn_, rows.data() + at, static_cast<int>(n)) == 1;
+  }
+  if (PQputCopyEnd(conn_, sent ? nullptr : "the rows could not be sent") != 1) {
+    note_failure(nullptr);
+    return false;
+  }
+  // The COPY's own result, then the end of the query.
+  Result failed;
+  while (PGresult* r = PQgetResult(conn_)) {
+    Result result(r);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && !failed) failed = std::move(result);
+  }
+  if (failed) {
+    note_failure(failed.get());
+    return false;
+  }
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    note_failure(nullptr);
+    return false;
+  }
+  last_error_.clear();
+  last_sqlstate_.clear();
+  return true;
 }
 
 std::string quote_identifier(const std::string& name) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
@@ -39,6 +40,9 @@ class Connection {
   // The same through the extended protocol even without parameters, so the server refuses a second
   // statement in `sql` instead of running it: for SQL that holds text from users (snapshot conditions).
   std::optional<Result> query_one_statement(const std::string& sql, const std::vector<std::string>& params = {});
+  // Runs `sql` (simple protocol; its last statement a COPY ... FROM STDIN) and sends `rows`, COPY text
+  // format, as that COPY's data. False and `last_error()` when a statement or the COPY failed.
+  bool copy_in(const std::string& sql, std::string_view rows);
   const std::string& last_error() const { return last_error_; }
   // The SQLSTATE of the last failed query ("" when unknown).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
@@ -46,6 +50,8 @@ class Connection {
  private:
   // The simple protocol when `extended` is false (replication commands need it).
   std::optional<Result> run(const std::string& sql, const std::vector<std::string>& params, bool extended);
+  // Records a failed result's message and SQLSTATE (libpq's connection error when `result` is null).
+  void note_failure(const PGresult* result);
 
   PGconn* conn_ = nullptr;
   std::string connect_error_;  // set when connecting failed

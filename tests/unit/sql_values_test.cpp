@@ -563,5 +563,39 @@ TEST(SqlValues, AppendsToWhatIsThere) {
   EXPECT_EQ(out, "INSERT INTO t VALUES ('a''b', 5)");
 }
 
+// COPY's text fields of PostgreSQL literals: what the input function reads as the literal's value, or
+// "REFUSED" where only the SQL literal says it.
+std::string copy_field(std::string_view literal, std::string_view type) {
+  std::string out = "<";
+  if (!append_copy_field(out, literal, type)) {
+    EXPECT_EQ(out, "<") << "a refusal must leave the buffer as it was";
+    return "REFUSED";
+  }
+  return out.substr(1);
+}
+
+TEST(SqlValues, CopyFieldsOfPostgresLiterals) {
+  EXPECT_EQ(copy_field("NULL", "integer"), "\\N");
+  EXPECT_EQ(copy_field("''", "text"), "");
+  EXPECT_EQ(copy_field("'it''s'", "text"), "it's");
+  EXPECT_EQ(copy_field("'a\\b\tc\nd\re'", "character varying(100)"), "a\\\\b\\tc\\nd\\re");
+  EXPECT_EQ(copy_field("'\\x0aff'", "bytea"), "\\\\x0aff");
+  EXPECT_EQ(copy_field("'2026-12-04 10:00:00+00'", "timestamp with time zone"), "2026-12-04 10:00:00+00");
+  EXPECT_EQ(copy_field("'{\"a\",NULL}'", "text[]"), "{\"a\",NULL}");
+  EXPECT_EQ(copy_field("'0.1'", "double precision"), "0.1");
+  EXPECT_EQ(copy_field("-42", "bigint"), "-42");
+  EXPECT_EQ(copy_field("12.5e3", "numeric(10,2)"), "12.5e3");
+  EXPECT_EQ(copy_field("true", "boolean"), "true");
+  EXPECT_EQ(copy_field("B'0101'", "bit(4)"), "0101");
+  // Unquoted forms whose SQL meaning the input function would not keep: the SQL path.
+  EXPECT_EQ(copy_field("5", "json"), "REFUSED");
+  EXPECT_EQ(copy_field("20260101", "date"), "REFUSED");
+  EXPECT_EQ(copy_field("1e2", "integer"), "REFUSED");
+  EXPECT_EQ(copy_field("-", "integer"), "REFUSED");
+  EXPECT_EQ(copy_field("1", "boolean"), "REFUSED");
+  EXPECT_EQ(copy_field("true", "integer"), "REFUSED");
+  EXPECT_EQ(copy_field("B'1'", "text"), "REFUSED");
+}
+
 }  // namespace
 }  // namespace tidemark::dbsink

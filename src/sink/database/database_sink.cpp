@@ -17,6 +17,8 @@ namespace {
 constexpr size_t kSendBytes = 1 << 20;
 // One multi-row statement stays below this (MySQL's max_allowed_packet is 16 MiB by default).
 constexpr size_t kRunBytes = 256 << 10;
+// COPY's rows are streamed, not one statement: a run takes a whole target transaction's snapshot rows.
+constexpr size_t kCopyRunBytes = 16 << 20;
 constexpr int kMaxConflictRetries = 50;
 // A position with no change to apply (the source's other transactions, heartbeats) is committed on its own
 // at most this often: otherwise every unrelated source transaction would become a target transaction, and
@@ -120,7 +122,7 @@ bool DatabaseSink::publish(const StreamItem& item) {
   at_boundary_ = position != nullptr;
   if (position) last_position_ = *position;
   if (at_boundary_ && changes_ >= static_cast<size_t>(settings_.batch_max_events)) return commit();
-  if (script_.size() >= kSendBytes) {
+  if (script_.size() + unsent_bytes_ >= kSendBytes) {
     std::string part = std::move(script_);
     script_.clear();
     return send(std::move(part), false);
@@ -139,7 +141,7 @@ bool DatabaseSink::flush(std::chrono::milliseconds) {
   if (fatal_error()) return false;
   if (at_boundary_) take_idle_position();
   if (at_boundary_ && !pending_.empty() && !commit()) return false;
-  if (open_ || !script_.empty() || run_ != Run::None) {
+  if (open_ || !script_.empty() || !unsent_.empty() || run_ != Run::None) {
     // The stream stopped inside a source transaction: nothing of it is committed; a restart applies it whole.
     spdlog::info("stopping inside a source transaction: its changes are rolled back and applied again on restart");
     rollback_quietly();
@@ -182,6 +184,7 @@ const TablePlan* DatabaseSink::plan_for(const TableSchemaPtr& table) {
       fail(planned.error);
       return nullptr;
     }
+    plan_copy(*planned.plan, target_->dialect(), "tidemark_copy_" + std::to_string(++copy_tables_));
     it = plans_.emplace(table->id, std::move(*planned.plan)).first;
   }
   last_schema_ = table.get();
@@ -519,7 +522,15 @@ void DatabaseSink::start_run(const TablePlan& plan, Run kind) {
 void DatabaseSink::close_run() {
   if (run_ == Run::None) return;
   const TablePlan& plan = *run_plan_;
-  if (run_ == Run::Upsert) {
+  if (run_ == Run::Copy) {
+    // The statements gathered so far go first, then the COPY; the upsert from the temporary table follows.
+    std::string sql = std::move(script_);
+    if (!copied_.insert(plan.copy_table).second) sql += "TRUNCATE " + plan.copy_table + ";\n";
+    sql += plan.copy_open;
+    unsent_bytes_ += sql.size() + run_rows_.size();
+    unsent_.push_back(Part{std::move(sql), std::move(run_rows_), true});
+    script_ = plan.copy_apply + ";\n";
+  } else if (run_ == Run::Upsert) {
     if (!plan.leave_head.empty()) script_ += plan.leave_head + run_rows_ + plan.leave_tail + ";\n";
     script_ += plan.insert_head + run_rows_ + plan.insert_tail + ";\n";
   } else {
@@ -539,13 +550,41 @@ bool DatabaseSink::add_upsert(const TablePlan& plan, const ChangeEvent& event, c
   }
   key_.clear();
   if (!append_key(key_, plan, event, row)) return false;
+  if (event.op == Op::Read && !plan.copy_table.empty()) {
+    copy_row_.clear();
+    const CopyRow rendered = append_copy_row(copy_row_, plan, event, row);
+    if (rendered == CopyRow::Failed) return false;
+    if (rendered == CopyRow::Rendered) {
+      // As below: one INSERT ... SELECT may not change a row twice.
+      const size_t key = std::hash<std::string>{}(key_);
+      if (run_plan_ != &plan || run_ != Run::Copy || run_keys_.count(key) || run_rows_.size() >= kCopyRunBytes)
+        start_run(plan, Run::Copy);
+      run_keys_.insert(key);
+      run_rows_ += copy_row_;
+      return true;
+    }
+  }
   // One statement may not change a row twice (PostgreSQL refuses it): a repeated key starts a new one.
-  if (run_plan_ != &plan || run_ != Run::Upsert || run_keys_.count(key_) || run_rows_.size() >= kRunBytes)
+  const size_t key = std::hash<std::string>{}(key_);
+  if (run_plan_ != &plan || run_ != Run::Upsert || run_keys_.count(key) || run_rows_.size() >= kRunBytes)
     start_run(plan, Run::Upsert);
   else
     run_rows_ += plan.row_separator;
-  run_keys_.insert(key_);
+  run_keys_.insert(key);
   return append_row(run_rows_, plan, event, row);
+}
+
+DatabaseSink::CopyRow DatabaseSink::append_copy_row(std::string& out, const TablePlan& plan, const ChangeEvent& event,
+                                                    const Row& row) {
+  for (size_t w = 0; w < plan.values.size(); ++w) {
+    const TargetValue& v = plan.values[w];
+    literal_.clear();
+    if (!append_value(literal_, *v.source, v.type, event, row, plan)) return CopyRow::Failed;
+    if (w) out += '\t';
+    if (!append_copy_field(out, literal_, v.type)) return CopyRow::NotCopyable;
+  }
+  out += '\n';
+  return CopyRow::Rendered;
 }
 
 bool DatabaseSink::add_delete(const TablePlan& plan, const ChangeEvent& event, const Row& row) {
@@ -637,6 +676,7 @@ bool DatabaseSink::commit() {
   }
   pending_.clear();
   changes_ = 0;
+  copied_.clear();
   last_commit_ = Clock::now();
   if (may_conflict_) report_conflicts();
   may_conflict_ = false;
@@ -725,14 +765,44 @@ void DatabaseSink::report_conflicts() {
 }
 
 bool DatabaseSink::send(std::string part, bool final) {
-  std::optional<TargetError> error = target_->execute(open_ ? part : begin_ + part);
-  sent_.push_back(std::move(part));
-  if (!error) {
-    open_ = !final;
-    if (final) sent_.clear();
-    return true;
+  std::vector<Part> parts = std::move(unsent_);
+  unsent_.clear();
+  unsent_bytes_ = 0;
+  parts.push_back(Part{std::move(part), {}, false});
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<TargetError> error = run_part(parts[i], !open_);
+    if (error) {
+      for (size_t j = i; j < parts.size(); ++j) sent_.push_back(std::move(parts[j]));
+      return recover(std::move(*error), final);
+    }
+    open_ = true;
+    sent_.push_back(std::move(parts[i]));
   }
-  return recover(std::move(*error), final);
+  open_ = !final;
+  if (final) sent_.clear();
+  return true;
+}
+
+std::optional<TargetError> DatabaseSink::run_part(const Part& part, bool begin) {
+  std::string opened;
+  if (begin) opened = begin_ + part.sql;
+  const std::string& sql = begin ? opened : part.sql;
+  if (part.copy) return target_->copy_in(sql, part.copy_rows);
+  if (sql.empty()) return std::nullopt;
+  return target_->execute(sql);
+}
+
+std::optional<TargetError> DatabaseSink::replay() {
+  // Statements before a COPY go in its round trip.
+  std::string sql = begin_;
+  for (const Part& part : sent_) {
+    sql += part.sql;
+    if (!part.copy) continue;
+    if (auto failed = target_->copy_in(sql, part.copy_rows)) return failed;
+    sql.clear();
+  }
+  if (sql.empty()) return std::nullopt;
+  return target_->execute(sql);
 }
 
 bool DatabaseSink::recover(TargetError error, bool final) {
@@ -799,9 +869,7 @@ bool DatabaseSink::recover(TargetError error, bool final) {
         break;
       }
     }
-    std::string all = begin_;
-    for (const auto& part : sent_) all += part;
-    if (auto failed = target_->execute(all)) {
+    if (auto failed = replay()) {
       error = std::move(*failed);
       continue;
     }
@@ -817,6 +885,9 @@ void DatabaseSink::rollback_quietly() {
   if (open_ || !sent_.empty()) target_->execute("ROLLBACK");
   open_ = false;
   sent_.clear();
+  unsent_.clear();
+  unsent_bytes_ = 0;
+  copied_.clear();
   script_.clear();
   may_conflict_ = false;
   run_ = Run::None;

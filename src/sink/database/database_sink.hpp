@@ -3,7 +3,8 @@
 // inside one target transaction, in source commit order. Consecutive source transactions share a target
 // transaction up to sink.database.batch_max_events changes; one is never split. Rows go as multi-row
 // statements (an upsert per run of creates, snapshot reads and updates of one table; a DELETE ... IN per
-// run of deletes), the whole target transaction in as few round trips as its size allows.
+// run of deletes), the whole target transaction in as few round trips as its size allows. PostgreSQL
+// snapshot rows of a plain plan go by COPY into a temporary table and one upsert from it (plan_copy).
 //
 // Invariants:
 // - The last statement of every target transaction writes the position (and snapshot state) of the last
@@ -65,7 +66,14 @@ class DatabaseSink final : public ChangeSink {
 
  private:
   using Clock = std::chrono::steady_clock;
-  enum class Run { None, Upsert, Delete };
+  enum class Run { None, Upsert, Delete, Copy };
+  // A part of a target transaction sent in one go: statements, or statements ending in a COPY and its rows.
+  struct Part {
+    std::string sql;
+    std::string copy_rows;
+    bool copy = false;
+  };
+  enum class CopyRow { Rendered, NotCopyable, Failed };
 
   bool apply_event(const ChangeEvent& event);
   // Two-way sync: an entry of the peer's id map (the source's id_map_table_in_source), mirrored into this
@@ -92,6 +100,8 @@ class DatabaseSink final : public ChangeSink {
                      const TablePlan& plan);
   // The key's literals "(a, b)" / "a" into `out`.
   bool append_key(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
+  // A snapshot row as a line of COPY text for the plan's temporary table (TablePlan::copy_table).
+  CopyRow append_copy_row(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
   // One row of an upsert: the written values, or the derived table's source values.
   bool append_row(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
   // A source column's value as a literal for a column of `type`.
@@ -119,6 +129,10 @@ class DatabaseSink final : public ChangeSink {
   void take_idle_position();
   // Sends `chunk` (a part of the open transaction, or its end when `final`), retrying as the header says.
   bool send(std::string chunk, bool final);
+  // Runs a part, opening the target transaction first when `begin`.
+  std::optional<TargetError> run_part(const Part& part, bool begin);
+  // Runs the open transaction's parts again, from its BEGIN.
+  std::optional<TargetError> replay();
   bool recover(TargetError error, bool final);
   void fail(const std::string& message);
   void rollback_quietly();
@@ -143,7 +157,11 @@ class DatabaseSink final : public ChangeSink {
 
   // The target transaction being gathered.
   std::string script_;                 // statements not sent yet
-  std::vector<std::string> sent_;      // the parts of the open transaction already run (for a replay)
+  std::vector<Part> unsent_;           // closed COPY runs, to be sent before script_
+  size_t unsent_bytes_ = 0;
+  std::vector<Part> sent_;             // the parts of the open transaction already run (for a replay)
+  std::unordered_set<std::string> copied_;  // temporary tables that got rows in the open transaction
+  size_t copy_tables_ = 0;             // temporary tables named so far (each plan its own)
   bool open_ = false;                  // BEGIN has been sent
   std::vector<Ticket> pending_;        // the tickets it covers
   std::optional<SourcePosition> last_position_;  // of its last complete source transaction
@@ -158,8 +176,11 @@ class DatabaseSink final : public ChangeSink {
   const TablePlan* run_plan_ = nullptr;
   Run run_ = Run::None;
   std::string run_rows_;
-  std::unordered_set<std::string> run_keys_;
+  // Hashes of the run's keys: a collision only starts a new statement early (no string kept per row).
+  std::unordered_set<size_t> run_keys_;
   std::string key_;  // scratch
+  std::string copy_row_;  // scratch
+  std::string literal_;   // scratch
 
   std::atomic<bool> aborted_{false};
   std::atomic<bool> retrying_{false};

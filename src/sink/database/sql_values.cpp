@@ -1154,6 +1154,58 @@ std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect,
   return e;
 }
 
+// The characters of a quoted literal's text that COPY's field needs otherwise: the doubled quote and
+// COPY's escapes.
+constexpr std::array<bool, 256> kCopyEscaped = [] {
+  std::array<bool, 256> t{};
+  for (const unsigned char c : {'\'', '\\', '\t', '\n', '\r'}) t[c] = true;
+  return t;
+}();
+
+bool append_copy_field(std::string& out, std::string_view literal, std::string_view target_type) {
+  if (literal == "NULL") {
+    out.append("\\N");
+    return true;
+  }
+  if (literal.size() >= 2 && literal.front() == '\'' && literal.back() == '\'') {
+    // The literal's text ('' is one quote), with COPY's escapes for backslash, tab, newline and CR.
+    literal = literal.substr(1, literal.size() - 2);
+    size_t run = 0;
+    for (size_t i = 0; i < literal.size(); ++i) {
+      if (!kCopyEscaped[static_cast<unsigned char>(literal[i])]) continue;
+      out.append(literal.data() + run, i - run);
+      switch (literal[i]) {
+        case '\'': out.push_back('\''); ++i; break;  // the first of the pair; the second is skipped
+        case '\\': out.append("\\\\"); break;
+        case '\t': out.append("\\t"); break;
+        case '\n': out.append("\\n"); break;
+        default: out.append("\\r"); break;
+      }
+      run = i + 1;
+    }
+    out.append(literal.data() + run, literal.size() - run);
+    return true;
+  }
+  const Target tgt = classify_postgres(trim(target_type));
+  if (literal.size() >= 3 && literal.substr(0, 2) == "B'" && literal.back() == '\'') {
+    if (tgt != Target::Bits) return false;
+    out.append(literal.substr(2, literal.size() - 3));
+    return true;
+  }
+  if (literal == "true" || literal == "false") {
+    if (tgt != Target::Boolean) return false;
+    out.append(literal);
+    return true;
+  }
+  // A number: integer input takes digits only (no exponent), numeric input what a numeric constant is.
+  const bool digits = literal.find_first_not_of("0123456789", literal.starts_with('-') ? 1 : 0) == std::string_view::npos &&
+                      literal.find_first_of("0123456789") != std::string_view::npos;
+  const bool numeric = !literal.empty() && literal.find_first_not_of("0123456789-+.eE") == std::string_view::npos;
+  if (!(tgt == Target::Integer ? digits : tgt == Target::Numeric && numeric)) return false;
+  out.append(literal);
+  return true;
+}
+
 void append_identifier(std::string& out, Dialect dialect, std::string_view name) {
   const char q = dialect == Dialect::Postgres ? '"' : '`';
   out.push_back(q);

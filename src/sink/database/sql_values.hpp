@@ -95,6 +95,13 @@ enum class Dialect { Postgres, MySql };
 std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect, const Value& value,
                                               const ColumnInfo* source, std::string_view target_type);
 
+// `literal` (one of append_sql_literal's for a PostgreSQL column of `target_type`) as a field of COPY's text
+// format that the column's input function reads as the same value: a quoted literal's text, \N for NULL,
+// numbers into numeric columns, booleans into boolean, bit strings into bit. False, with `out` as it was, for
+// an unquoted literal the input function could read otherwise (a number into json or a date column: SQL
+// refuses it, COPY might not); such a row takes the SQL path.
+bool append_copy_field(std::string& out, std::string_view literal, std::string_view target_type);
+
 // Quotes an identifier: "name" (doubling ") for PostgreSQL, `name` (doubling `) for MySQL.
 void append_identifier(std::string& out, Dialect dialect, std::string_view name);
 // `space`.`name` (a schema or database, and a table), each quoted as append_identifier does.

@@ -420,4 +420,20 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
   return out;
 }
 
+void plan_copy(TablePlan& plan, Dialect dialect, const std::string& temp_table) {
+  const bool plain = std::all_of(plan.values.begin(), plan.values.end(),
+                                 [](const TargetValue& v) { return v.source && v.reference.empty(); });
+  if (dialect != Dialect::Postgres || plan.generated_key || plan.derived || plan.references || !plain) return;
+  std::string names;
+  for (size_t i = 0; i < plan.values.size(); ++i) names += (i ? ", " : "") + plan.values[i].name;
+  plan.copy_table = "pg_temp." + temp_table;
+  // The target's own column types (typmods and domains too), so COPY reads each field as the upsert would.
+  // ON COMMIT DELETE ROWS: every target transaction starts with it empty.
+  plan.copy_open = "CREATE TEMPORARY TABLE IF NOT EXISTS " + plan.copy_table + " ON COMMIT DELETE ROWS AS SELECT " +
+                   names + " FROM " + plan.target + " WITH NO DATA;\nCOPY " + plan.copy_table + " (" + names +
+                   ") FROM STDIN";
+  plan.copy_apply = "INSERT INTO " + plan.target + " (" + names + ") SELECT " + names + " FROM " + plan.copy_table +
+                    plan.upsert_tail;
+}
+
 }  // namespace tidemark::dbsink

@@ -80,6 +80,11 @@ struct TablePlan {
   // upsert does nothing on a duplicate key), and updates and deletes apply only where the target row still
   // holds the source row's old values (DatabaseSink).
   bool keep_changed = false;
+  // PostgreSQL snapshot rows of a plain plan (no computed, filtered, generated or translated values) may
+  // load by COPY into a temporary table and one INSERT ... SELECT with the upsert's tail (plan_copy):
+  std::string copy_table;  // the temporary table; empty: no COPY
+  std::string copy_open;   // creates it when missing, then COPY ... FROM STDIN
+  std::string copy_apply;  // INSERT INTO t (a, b) SELECT a, b FROM <temporary table> ON CONFLICT ...
 };
 
 struct PlanResult {
@@ -95,6 +100,10 @@ struct PlanResult {
 PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const TableMapping* mapping,
                       const std::string& target_schema, const std::string& target_table, const TargetTable& described,
                       bool apply_ties = true, bool keep_changed = false);
+
+// Fills the COPY fields of a PostgreSQL `plan` that writes each value as it is copied from the source, with
+// `temp_table` as the temporary table's name; other plans keep them empty.
+void plan_copy(TablePlan& plan, Dialect dialect, const std::string& temp_table);
 
 // Where `mapping` (may be null) sends `source`: the target schema (postgres) or database (mysql) and table.
 std::pair<std::string, std::string> target_of(const TableId& source, const TableMapping* mapping,

@@ -28,8 +28,15 @@ class PostgresTarget final : public TargetConnection {
   std::optional<TargetError> connect() override {
     conn_ = std::make_unique<pg::Connection>(config_, application_, pg::Connection::Mode::Normal);
     if (!conn_->ok()) return TargetError{TargetErrorKind::Connection, conn_->error()};
-    // The literals of sql_values.hpp: a backslash in '...' is itself.
-    return execute("SET standard_conforming_strings = on");
+    // The literals of sql_values.hpp: a backslash in '...' is itself. No notices: libpq would print them
+    // (the temporary tables of COPY are created "if not exists" in every transaction that loads one).
+    return execute("SET standard_conforming_strings = on; SET client_min_messages = warning");
+  }
+
+  std::optional<TargetError> copy_in(std::string_view script, std::string_view rows) override {
+    if (!conn_ || !conn_->ok()) return TargetError{TargetErrorKind::Connection, "not connected"};
+    if (conn_->copy_in(std::string(script), rows)) return std::nullopt;
+    return last_error();
   }
 
   std::optional<TargetError> execute(std::string_view script) override {
@@ -205,6 +212,10 @@ class MySqlTarget final : public TargetConnection {
 };
 
 }  // namespace
+
+std::optional<TargetError> TargetConnection::copy_in(std::string_view, std::string_view) {
+  return TargetError{TargetErrorKind::Fatal, "internal: this target has no COPY"};
+}
 
 std::optional<TargetError> ensure_table(TargetConnection& target, const std::string& schema_or_database,
                                         const std::string& table, const std::string& create_sql, bool create, bool& exists) {

@@ -53,6 +53,9 @@ class TargetConnection {
   virtual std::optional<TargetError> connect() = 0;
   // Runs `script` (statements separated by ';') in one round trip; stops at the first failing statement.
   virtual std::optional<TargetError> execute(std::string_view script) = 0;
+  // PostgreSQL: runs `script`, whose last statement is a COPY ... FROM STDIN, with `rows` (COPY text format)
+  // as its data; two round trips. Other targets have no COPY: an error.
+  virtual std::optional<TargetError> copy_in(std::string_view script, std::string_view rows);
   // Runs one query; its rows.
   virtual std::optional<std::vector<TargetRow>> query(const std::string& sql, TargetError* error) = 0;
   // The table's columns and primary key; no columns when it does not exist.
