@@ -141,6 +141,7 @@ struct DatabaseSinkConfig : DatabaseEndpoint {
   int64_t batch_max_events = 0;      // events per target transaction, at most (whole source transactions)
   std::string truncate;              // apply | ignore
   std::string position_table;        // the table holding the applied position, in the target
+  std::string offsets_table;         // source.type kafka: the applied offset of each partition, in the target
   std::string id_map_table;          // source key <-> target key of tables with generated keys, in the target
   std::string conflict_table;        // changes a version column kept out (conflict_log.hpp), in the target
   int64_t retry_max_ms = 0;          // how long a lost target connection is retried before the daemon stops

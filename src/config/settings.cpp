@@ -555,6 +555,10 @@ std::vector<Setting> build_table() {
       "Table in the target holding each pipeline's applied source position and snapshot state, written in the same "
       "transaction as the changes it covers (exactly-once); created when missing.")
       .byDefault("tidemark_apply_position").validate(logical_name),
+    property<std::string>("sink.database.offsets_table", [](Config& c) -> auto& { return c.sink.database.offsets_table; },
+      "With source.type kafka: table in the target holding the next offset of every partition and the group member "
+      "that owns it, written in the same transaction as the rows (exactly-once); created when missing.")
+      .byDefault("tidemark_apply_offsets").validate(logical_name),
     property<std::string>("sink.database.id_map_table", [](Config& c) -> auto& { return c.sink.database.id_map_table; },
       "Table in the target pairing source keys with the keys the target generated, for mappings with generated_key; "
       "written in the same transaction as the rows, read to translate references; created when a mapping needs it.")

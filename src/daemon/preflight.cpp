@@ -7,6 +7,7 @@
 #include "sink/database/database_sink.hpp"
 #include "sink/database/conflict_log.hpp"
 #include "sink/database/id_map.hpp"
+#include "sink/database/kafka_offsets.hpp"
 #include "sink/database/marker_table.hpp"
 #include "sink/database/mapping_check.hpp"
 #include "sink/kafka_sink.hpp"
@@ -93,6 +94,15 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
     } else if (applied->position) {
       out.state = PersistedState{config.name, config.source.type, applied->position, applied->extensions};
     }
+  }
+  if (!unreachable && config.source.type == "kafka") {
+    const dbsink::KafkaOffsetsTable offsets(config.sink.database, config.name);
+    bool exists = false;
+    if (auto failed = offsets.ensure(*target, mode == PreflightMode::Run, exists))
+      out.problems.push_back("sink.database: cannot create the offsets table " + offsets.label() + ": " + failed->message +
+                             "; grant CREATE on it to sink.database.user, or create it:\n  " + offsets.create_statement());
+    else if (!exists)
+      out.warnings.push_back("created at start: the offsets table " + offsets.label());
   }
   const auto& mappings = config.sink.database.tables;
   const bool id_map_needed = std::any_of(mappings.begin(), mappings.end(),
@@ -240,9 +250,36 @@ Config check_two_way_source(const Config& config, const std::vector<std::string>
   return with_marker;
 }
 
+// source.type kafka: a member claims its partitions in the target's offsets table, on a connection of its
+// own (the claim runs on the source's thread, in a rebalance).
+kafka::ClaimPartitions claims_in_target(const Config& config) {
+  struct Claims {
+    DatabaseSinkConfig settings;  // the connection refers to it
+    dbsink::KafkaOffsetsTable table;
+    std::unique_ptr<dbsink::TargetConnection> target;
+    bool connected = false;
+  };
+  auto claims = std::make_shared<Claims>(
+      Claims{config.sink.database, dbsink::KafkaOffsetsTable(config.sink.database, config.name), nullptr});
+  claims->target = dbsink::make_target_connection(claims->settings, "tidemark-" + config.name + "-claims");
+  return [claims](const std::vector<std::string>& partitions, const std::string& owner, const kafka::StartOf& start_of) {
+    if (!claims->connected) {
+      if (auto failed = claims->target->connect())
+        return Fallible<std::map<std::string, int64_t>>::failure("cannot connect to the target database: " + failed->message);
+      claims->connected = true;
+    }
+    auto claimed = claims->table.claim(*claims->target, partitions, owner, start_of);
+    if (!claimed.ok()) claims->connected = false;  // the next attempt starts on a fresh connection
+    return claimed;
+  };
+}
+
 void check_source(const Config& source_config, PreflightMode mode, Preflight& out) {
   try {
-    out.source = make_source(source_config);
+    SourceServices services;
+    if (source_config.source.type == "kafka" && is_database_sink(source_config))
+      services.claim_partitions = claims_in_target(source_config);
+    out.source = make_source(source_config, std::move(services));
     for (auto& p : out.source->check()) out.problems.push_back(std::move(p));
     // A running source logs its own warnings when it starts streaming.
     if (mode == PreflightMode::Check)

@@ -12,14 +12,14 @@
 
 namespace tidemark {
 
-std::unique_ptr<Source> make_source(const Config& config) {
+std::unique_ptr<Source> make_source(const Config& config, SourceServices services) {
   const SourceDescriptor& kind = describe_source(config.source);
   if (kind.type.empty()) throw std::runtime_error("unknown source.type '" + config.source.type + "'");
   switch (kind.kind) {
     case SourceKind::Generator: return std::make_unique<GeneratorSource>(config);
     case SourceKind::Postgres: return std::make_unique<pg::PostgresSource>(config);
     case SourceKind::MySql: return std::make_unique<mysql::MySqlSource>(config);
-    case SourceKind::Kafka: return std::make_unique<kafka::KafkaSource>(config);
+    case SourceKind::Kafka: return std::make_unique<kafka::KafkaSource>(config, std::move(services.claim_partitions));
   }
   throw std::runtime_error("unknown source.type '" + config.source.type + "'");
 }

@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "source/kafka/change_record.hpp"
-#include "source/kafka/kafka_source.hpp"
+#include "core/partition_position.hpp"
+#include "sink/database/kafka_offsets.hpp"
 
 namespace tidemark::kafka {
 namespace {
@@ -96,11 +97,22 @@ TEST(ChangeRecord, TheSameTableKeepsOneSchemaObject) {
   EXPECT_EQ(a.event.table.get(), b.event.table.get());  // the sink keeps its plan
 }
 
-TEST(KafkaOffsets, TheTokenRoundTripsAndRefusesOtherPositions) {
-  const std::map<std::string, int64_t> offsets{{"shop.orders/0", 42}, {"shop.orders/1", 7}};
-  EXPECT_EQ(parse_offsets_token(offsets_token(offsets)), offsets);
-  EXPECT_FALSE(parse_offsets_token("mysql-bin.000001:4"));
-  EXPECT_FALSE(parse_offsets_token(R"({"no-partition": 1})"));
+TEST(KafkaOffsets, TheTokenRoundTripsReadsTheEarlierFormAndRefusesOtherPositions) {
+  const PartitionPosition offsets{{"shop.orders/0", {42, "host-1-ab#1"}}, {"shop.orders/1", {-2, "host-1-ab#2"}}};
+  EXPECT_EQ(parse_partition_position(partition_position_token(offsets)), offsets);
+  const PartitionPosition earlier{{"shop.orders/0", {42, ""}}, {"shop.orders/1", {7, ""}}};
+  EXPECT_EQ(parse_partition_position(R"({"shop.orders/0": 42, "shop.orders/1": 7})"), earlier);
+  EXPECT_FALSE(parse_partition_position("mysql-bin.000001:4"));
+  EXPECT_FALSE(parse_partition_position(R"({"no-partition": 1})"));
+  EXPECT_FALSE(parse_partition_position(R"({"t/0": [1]})"));
+}
+
+TEST(KafkaOffsets, PartitionNamesSplitAtTheirLastSlash) {
+  EXPECT_EQ(dbsink::split_partition_name("shop.orders/12"), std::make_pair(std::string("shop.orders"), 12));
+  EXPECT_FALSE(dbsink::split_partition_name("shop.orders"));
+  EXPECT_FALSE(dbsink::split_partition_name("shop.orders/x"));
+  EXPECT_FALSE(dbsink::split_partition_name("/3"));
+  EXPECT_FALSE(dbsink::split_partition_name("t/-1"));
 }
 
 }  // namespace

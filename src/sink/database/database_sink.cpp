@@ -67,6 +67,7 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       extensions_(std::move(extensions)) {
   const bool pg = target_->dialect() == Dialect::Postgres;
   begin_ = pg ? "BEGIN;\n" : "START TRANSACTION;\n";
+  if (config.source.type == "kafka") offsets_.emplace(settings_, config.name);
   if (config.two_way.enabled())
     begin_ += MarkerTable(target_->dialect(), pg ? settings_.schema : settings_.database, config.two_way.marker_table)
                   .mark_statement(*target_, config.name);
@@ -664,11 +665,26 @@ bool DatabaseSink::commit() {
     auto state = nlohmann::json::parse(*last_position_->snapshot_state, nullptr, false);
     if (!state.is_discarded()) extensions_["snapshot"] = std::move(state);
   }
-  positions_.append_write(script_, *target_, config_.source.type, *last_position_, extensions_);
+  if (offsets_) {
+    const auto position = parse_partition_position(last_position_->token);
+    if (!position) {
+      fail("the position '" + last_position_->token + "' is not a Kafka position");
+      return false;
+    }
+    writing_offsets_.clear();
+    for (const auto& [partition, offset] : *position)
+      if (const auto written = written_offsets_.find(partition); written == written_offsets_.end() || !(written->second == offset))
+        writing_offsets_[partition] = offset;
+    offsets_->append_write(script_, writing_offsets_);
+  } else {
+    positions_.append_write(script_, *target_, config_.source.type, *last_position_, extensions_);
+  }
   script_ += "COMMIT";
   std::string part = std::move(script_);
   script_.clear();
   if (!send(std::move(part), true)) return false;
+  for (auto& [partition, offset] : writing_offsets_) written_offsets_[partition] = std::move(offset);
+  writing_offsets_.clear();
   const double latency = std::chrono::duration<double>(Clock::now() - first_change_).count();
   for (const Ticket t : pending_) {
     tracker_.acknowledge(t);
@@ -817,6 +833,12 @@ bool DatabaseSink::recover(TargetError error, bool final) {
     switch (error.kind) {
       case TargetErrorKind::Fatal:
         rollback_quietly();
+        if (offsets_ && error.message.find(KafkaOffsetsTable::kFenced) != std::string::npos) {
+          fail("another member of the consumer group took over a partition this one was applying (" + error.message +
+               "); nothing of the transaction was applied, and the new owner applies those records from the offsets in " +
+               offsets_->label() + ". Stopping: a restart joins the group again");
+          return false;
+        }
         // Nothing of it is applied: a restart after the fix applies it again from here.
         if (target_->dialect() == Dialect::MySql && error.message.find("cannot be null") != std::string::npos)
           error.message += " (an upsert also fails this way when its row matches another row of the table by a unique key "
@@ -854,6 +876,23 @@ bool DatabaseSink::recover(TargetError error, bool final) {
         if (final && last_position_) {
           // The COMMIT may have landed before the connection went: the position table knows.
           TargetError read_error;
+          if (offsets_) {
+            const auto rows = offsets_->read(*target_, &read_error);
+            if (!rows) {
+              error = read_error;
+              continue;
+            }
+            if (std::all_of(writing_offsets_.begin(), writing_offsets_.end(), [&](const auto& written) {
+                  const auto row = rows->find(written.first);
+                  return row != rows->end() && row->second == written.second;
+                })) {
+              spdlog::info("the target committed the transaction before the connection was lost");
+              sent_.clear();
+              retrying_ = false;
+              return true;
+            }
+            break;
+          }
           const auto stored = positions_.read(*target_, &read_error);
           if (!stored) {
             error = read_error;

@@ -41,6 +41,7 @@
 #include "sink/database/apply_position.hpp"
 #include "sink/database/conflict_log.hpp"
 #include "sink/database/id_map.hpp"
+#include "sink/database/kafka_offsets.hpp"
 #include "sink/database/marker_table.hpp"
 #include "sink/database/table_plan.hpp"
 #include "sink/database/target_connection.hpp"
@@ -142,6 +143,10 @@ class DatabaseSink final : public ChangeSink {
   PositionTracker& tracker_;
   std::unique_ptr<TargetConnection> target_;
   ApplyPositionTable positions_;
+  // source.type kafka: the position goes to the offsets table instead, a row per partition, fenced by owner.
+  std::optional<KafkaOffsetsTable> offsets_;
+  PartitionPosition written_offsets_;  // as the offsets table holds them after this sink's last commit
+  PartitionPosition writing_offsets_;  // the rows the transaction being committed moves
   IdMapTable id_map_;
   ConflictLog conflicts_;
   std::string peer_id_map_;  // two_way: the peer's id map in the source ("space.table"); empty: one way

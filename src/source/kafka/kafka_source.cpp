@@ -1,13 +1,15 @@
 #include "source/kafka/kafka_source.hpp"
 
 #include <librdkafka/rdkafka.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <mutex>
-#include <set>
+#include <cstring>
+#include <random>
 #include <thread>
 
-#include <nlohmann/json.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "source/kafka/change_record.hpp"
@@ -19,10 +21,22 @@ namespace {
 constexpr std::chrono::milliseconds kPushWait{100};
 constexpr int kPollMs = 100;
 constexpr int kMetadataTimeoutMs = 10000;
-// How often the topics are looked at again for partitions added since start.
-constexpr std::chrono::seconds kPartitionRefresh{10};
+// How long a revoke waits for the target to hold what was read of the partitions (well below the group's
+// rebalance timeout, max.poll.interval.ms, 300 s by default).
+constexpr std::chrono::seconds kRevokeDrain{30};
+constexpr int kClaimAttempts = 6;  // 0.5 s, 1 s, ... 16 s apart
 
 std::string partition_name(const std::string& topic, int32_t partition) { return topic + "/" + std::to_string(partition); }
+
+std::string partition_names(const rd_kafka_topic_partition_list_t* list, bool with_offsets) {
+  std::string out;
+  for (int i = 0; i < list->cnt; ++i) {
+    out += (i ? ", " : "") + partition_name(list->elems[i].topic, list->elems[i].partition);
+    if (with_offsets) out += list->elems[i].offset == RD_KAFKA_OFFSET_BEGINNING ? " from its beginning"
+                                                                                : " at " + std::to_string(list->elems[i].offset);
+  }
+  return out;
+}
 
 void on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
   if (level <= 3)
@@ -33,24 +47,17 @@ void on_log(const rd_kafka_t*, int level, const char* facility, const char* mess
     spdlog::debug("kafka source: librdkafka {}: {}", facility, message);
 }
 
+// This process among the group's members: host, pid and a random part (a pid may come again).
+std::string member_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "host");
+  std::random_device random;
+  return fmt::format("{}-{}-{:08x}", host, getpid(), random());
+}
+
+bool cooperative(rd_kafka_t* handle) { return std::strcmp(rd_kafka_rebalance_protocol(handle), "COOPERATIVE") == 0; }
+
 }  // namespace
-
-std::string offsets_token(const std::map<std::string, int64_t>& next_offsets) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [p, o] : next_offsets) j[p] = o;
-  return j.dump();
-}
-
-std::optional<std::map<std::string, int64_t>> parse_offsets_token(const std::string& token) {
-  const auto j = nlohmann::json::parse(token, nullptr, false);
-  if (!j.is_object()) return std::nullopt;
-  std::map<std::string, int64_t> out;
-  for (const auto& [p, o] : j.items()) {
-    if (!o.is_number_integer() || p.find('/') == std::string::npos) return std::nullopt;
-    out[p] = o.get<int64_t>();
-  }
-  return out;
-}
 
 struct KafkaSource::Consumer {
   rd_kafka_t* handle = nullptr;
@@ -61,13 +68,34 @@ struct KafkaSource::Consumer {
   }
 };
 
-KafkaSource::KafkaSource(const Config& config) : config_(config) {}
-KafkaSource::~KafkaSource() = default;
+struct KafkaSource::Callbacks {
+  static void rebalance(rd_kafka_t* handle, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions,
+                        void* opaque) {
+    auto* source = static_cast<KafkaSource*>(opaque);
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+      source->assign(handle, partitions);
+    } else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+      source->revoke(handle, partitions);
+    } else {
+      spdlog::error("kafka source: rebalance failed: {}", rd_kafka_err2str(err));
+      rd_kafka_assign(handle, nullptr);
+      source->position_.clear();
+    }
+  }
+};
+
+KafkaSource::KafkaSource(const Config& config, ClaimPartitions claim_partitions)
+    : config_(config), claim_partitions_(std::move(claim_partitions)), member_(member_name()) {}
+KafkaSource::~KafkaSource() {
+  closing_ = true;
+  consumer_.reset();  // leaves the group; the revoke it runs does not wait (nothing persists any more)
+}
 
 namespace {
 
-// A consumer for `config`, or the error.
-rd_kafka_t* make_consumer(const Config& config, std::string& error) {
+// A consumer for `config` (group member with `opaque` handed to the rebalance callback), or the error.
+rd_kafka_t* make_consumer(const Config& config, std::string& error, void* opaque,
+                          void (*rebalance)(rd_kafka_t*, rd_kafka_resp_err_t, rd_kafka_topic_partition_list_t*, void*)) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char message[512];
   const KafkaSourceConfig& k = config.source.kafka;
@@ -77,7 +105,11 @@ rd_kafka_t* make_consumer(const Config& config, std::string& error) {
   properties["enable.auto.commit"] = "false";
   properties["enable.auto.offset.store"] = "false";
   properties["enable.partition.eof"] = "false";
-  properties["isolation.level"] = properties.count("isolation.level") ? properties["isolation.level"] : "read_committed";
+  properties.try_emplace("isolation.level", "read_committed");
+  // A member joining or leaving moves only the partitions that change hands.
+  properties.try_emplace("partition.assignment.strategy", "cooperative-sticky");
+  // Partitions added to the topics are seen (and assigned) within 10 s instead of librdkafka's 5 min.
+  properties.try_emplace("topic.metadata.refresh.interval.ms", "10000");
   properties["client.id"] = "tidemark-" + config.name;
   for (const auto& [key, value] : properties) {
     if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), message, sizeof message) != RD_KAFKA_CONF_OK) {
@@ -87,6 +119,10 @@ rd_kafka_t* make_consumer(const Config& config, std::string& error) {
     }
   }
   rd_kafka_conf_set_log_cb(conf, &on_log);
+  if (rebalance) {
+    rd_kafka_conf_set_opaque(conf, opaque);
+    rd_kafka_conf_set_rebalance_cb(conf, rebalance);
+  }
   rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_CONSUMER, conf, message, sizeof message);
   if (!handle) {
     error = std::string("cannot create a Kafka consumer: ") + message;
@@ -95,57 +131,153 @@ rd_kafka_t* make_consumer(const Config& config, std::string& error) {
   return handle;
 }
 
-// The partitions of `topics`, or the error (a topic missing, the brokers unreachable).
-std::optional<std::vector<std::pair<std::string, int32_t>>> partitions_of(rd_kafka_t* handle,
-                                                                            const std::vector<std::string>& topics,
-                                                                            std::string& error) {
+// Every topic of `topics` exists; else the error (a topic missing, the brokers unreachable).
+bool topics_exist(rd_kafka_t* handle, const std::vector<std::string>& topics, std::string& error) {
   const rd_kafka_metadata_t* metadata = nullptr;
   const rd_kafka_resp_err_t err = rd_kafka_metadata(handle, 1, nullptr, &metadata, kMetadataTimeoutMs);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     error = std::string("cannot read the brokers' metadata (source.kafka.bootstrap_servers): ") + rd_kafka_err2str(err);
-    return std::nullopt;
+    return false;
   }
-  std::vector<std::pair<std::string, int32_t>> out;
   for (const auto& topic : topics) {
     bool found = false;
-    for (int t = 0; t < metadata->topic_cnt; ++t) {
-      const rd_kafka_metadata_topic_t& m = metadata->topics[t];
-      if (topic != m.topic || m.err != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
-      found = true;
-      for (int p = 0; p < m.partition_cnt; ++p) out.emplace_back(topic, m.partitions[p].id);
-    }
+    for (int t = 0; t < metadata->topic_cnt; ++t)
+      found = found || (topic == metadata->topics[t].topic && metadata->topics[t].err == RD_KAFKA_RESP_ERR_NO_ERROR);
     if (!found) error += (error.empty() ? "" : "; ") + std::string("source.kafka.topics: no topic ") + topic + " on the brokers";
   }
   rd_kafka_metadata_destroy(metadata);
-  if (!error.empty()) return std::nullopt;
-  return out;
+  return error.empty();
 }
 
 }  // namespace
 
 std::vector<std::string> KafkaSource::check() {
   std::string error;
-  rd_kafka_t* handle = make_consumer(config_, error);
+  rd_kafka_t* handle = make_consumer(config_, error, nullptr, nullptr);
   if (!handle) return {error};
-  partitions_of(handle, config_.source.kafka.topics, error);
+  topics_exist(handle, config_.source.kafka.topics, error);
   rd_kafka_destroy(handle);
   if (!error.empty()) return {error};
   return {};
 }
 
+void KafkaSource::assign(rd_kafka_t* handle, rd_kafka_topic_partition_list_t* partitions) {
+  std::vector<std::string> names;
+  for (int i = 0; i < partitions->cnt; ++i) names.push_back(partition_name(partitions->elems[i].topic, partitions->elems[i].partition));
+  const std::string owner = member_ + "#" + std::to_string(++claims_);
+  const StartOf start_of = [&](const std::string& partition, bool first_start, std::string& error) -> std::optional<int64_t> {
+    if (!legacy_.empty()) {
+      const auto stored = legacy_.find(partition);
+      return stored != legacy_.end() ? stored->second : RD_KAFKA_OFFSET_BEGINNING;
+    }
+    // A partition without a row came after the pipeline's first start: all of it is new.
+    if (!first_start || config_.source.kafka.start != "latest") return RD_KAFKA_OFFSET_BEGINNING;
+    const size_t slash = partition.rfind('/');
+    int64_t low = 0, high = 0;
+    const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+        handle, partition.substr(0, slash).c_str(), std::stoi(partition.substr(slash + 1)), &low, &high, kMetadataTimeoutMs);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      error = "cannot read the end offset of " + partition + ": " + rd_kafka_err2str(err);
+      return std::nullopt;
+    }
+    return high;
+  };
+  Fallible<std::map<std::string, int64_t>> claimed;
+  if (!claim_partitions_) {
+    claimed = Fallible<std::map<std::string, int64_t>>::failure("source.type kafka needs a database sink (sink.type postgres or mysql)");
+  } else {
+    auto delay = std::chrono::milliseconds(500);
+    for (int attempt = 1; !(claimed = claim_partitions_(names, owner, start_of)).ok() && attempt < kClaimAttempts &&
+                          !stop_.stop_requested();
+         ++attempt, delay *= 2) {
+      spdlog::warn("kafka source: {}; retrying in {} ms", claimed.error, delay.count());
+      for (auto waited = std::chrono::milliseconds(0); waited < delay && !stop_.stop_requested(); waited += kPushWait)
+        std::this_thread::sleep_for(kPushWait);
+    }
+  }
+  if (!claimed.ok()) {
+    if (fatal_.empty()) fatal_ = "kafka source: " + claimed.error;
+    return;  // the source stops; closing the consumer hands the partitions on
+  }
+  for (int i = 0; i < partitions->cnt; ++i) {
+    const int64_t next = claimed.value->at(names[static_cast<size_t>(i)]);
+    partitions->elems[i].offset = next;
+    position_[names[static_cast<size_t>(i)]] = PartitionOffset{next, owner};
+    claimed_at_[names[static_cast<size_t>(i)]] = next;
+  }
+  rd_kafka_error_t* failed = nullptr;
+  if (cooperative(handle)) {
+    failed = rd_kafka_incremental_assign(handle, partitions);
+  } else if (const rd_kafka_resp_err_t err = rd_kafka_assign(handle, partitions); err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    failed = rd_kafka_error_new(err, "%s", rd_kafka_err2str(err));
+  }
+  if (failed) {
+    if (fatal_.empty()) fatal_ = std::string("kafka source: cannot assign the partitions: ") + rd_kafka_error_string(failed);
+    rd_kafka_error_destroy(failed);
+    return;
+  }
+  spdlog::info("kafka source: assigned {} partition(s), claimed in the target's offsets table as {}: {}", partitions->cnt,
+               owner, partition_names(partitions, true));
+}
+
+bool KafkaSource::drained(const std::vector<std::string>& partitions) {
+  const auto deadline = std::chrono::steady_clock::now() + kRevokeDrain;
+  std::unique_lock lock(mutex_);
+  const auto done = [&] {
+    return std::all_of(partitions.begin(), partitions.end(), [&](const std::string& p) {
+      const auto read = position_.find(p);
+      if (read == position_.end() || read->second.next == claimed_at_[p]) return true;  // nothing handed on
+      const auto stored = persisted_.find(p);
+      return stored != persisted_.end() && stored->second.owner == read->second.owner && stored->second.next >= read->second.next;
+    });
+  };
+  while (!done()) {
+    if (stop_.stop_requested() || std::chrono::steady_clock::now() >= deadline) return false;
+    persisted_changed_.wait_for(lock, kPushWait);
+  }
+  return true;
+}
+
+void KafkaSource::revoke(rd_kafka_t* handle, rd_kafka_topic_partition_list_t* partitions) {
+  std::vector<std::string> names;
+  for (int i = 0; i < partitions->cnt; ++i) names.push_back(partition_name(partitions->elems[i].topic, partitions->elems[i].partition));
+  const bool lost = rd_kafka_assignment_lost(handle);
+  if (closing_) {
+    // Records of them still on their way are committed before the next owner's claim or fenced by it.
+  } else if (lost)
+    spdlog::warn("kafka source: lost {} to the group (session expired): records of them not yet in the target are "
+                 "the new owner's now", partition_names(partitions, false));
+  else if (!drained(names))
+    spdlog::warn("kafka source: revoking {} before the target holds all that was read of them; the new owner's claim "
+                 "fences this member", partition_names(partitions, false));
+  for (const std::string& name : names) {
+    position_.erase(name);
+    claimed_at_.erase(name);
+  }
+  if (cooperative(handle)) {
+    if (rd_kafka_error_t* failed = rd_kafka_incremental_unassign(handle, partitions)) {
+      spdlog::warn("kafka source: cannot unassign: {}", rd_kafka_error_string(failed));
+      rd_kafka_error_destroy(failed);
+    }
+  } else {
+    rd_kafka_assign(handle, nullptr);
+  }
+  if (!lost && !closing_) spdlog::info("kafka source: revoked {}", partition_names(partitions, false));
+}
+
 SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, EventQueue& out, std::stop_token stop) {
-  std::map<std::string, int64_t> next;
+  stop_ = stop;
   if (start) {
-    auto parsed = parse_offsets_token(start->token);
-    if (!parsed) return {false, "the stored position '" + start->token + "' is not a Kafka position"};
-    next = std::move(*parsed);
+    // Written by a Tidemark before the offsets table: where to go on in each partition.
+    const auto stored = parse_partition_position(start->token);
+    if (!stored) return {false, "the stored position '" + start->token + "' is not a Kafka position"};
+    for (const auto& [partition, offset] : *stored) legacy_[partition] = offset.next;
   }
   std::string error;
   auto consumer = std::make_unique<Consumer>();
-  consumer->handle = make_consumer(config_, error);
+  consumer->handle = make_consumer(config_, error, this, &Callbacks::rebalance);
   if (!consumer->handle) return {false, error};
-  std::optional<std::vector<std::pair<std::string, int32_t>>> partitions;
-  for (auto delay = std::chrono::milliseconds(500); !(partitions = partitions_of(consumer->handle, config_.source.kafka.topics, error));
+  for (auto delay = std::chrono::milliseconds(500); !topics_exist(consumer->handle, config_.source.kafka.topics, error);
        delay = std::min(delay * 2, std::chrono::milliseconds(30000))) {
     spdlog::warn("kafka source: {}; retrying in {} ms", error, delay.count());
     error.clear();
@@ -154,34 +286,19 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
       std::this_thread::sleep_for(kPushWait);
     }
   }
-  // A partition the stored offsets do not name came after them (nothing of it was read): all of it is new.
-  // On a first start with `latest`, the current ends are noted, so that the offsets stored with the first
-  // record name every partition.
-  const bool latest = !start && config_.source.kafka.start == "latest";
-  std::set<std::string> assigned_names;
-  rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(static_cast<int>(partitions->size()));
-  for (const auto& [topic, partition] : *partitions) {
-    const std::string name = partition_name(topic, partition);
-    assigned_names.insert(name);
-    int64_t offset = RD_KAFKA_OFFSET_BEGINNING;
-    if (const auto stored = next.find(name); stored != next.end()) {
-      offset = stored->second;
-    } else if (latest) {
-      int64_t low = 0, high = 0;
-      const rd_kafka_resp_err_t err =
-          rd_kafka_query_watermark_offsets(consumer->handle, topic.c_str(), partition, &low, &high, kMetadataTimeoutMs);
-      if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
-        return {false, "cannot read the end offset of " + name + ": " + rd_kafka_err2str(err)};
-      offset = next[name] = high;
-    }
-    rd_kafka_topic_partition_list_add(assignment, topic.c_str(), partition)->offset = offset;
-  }
-  const rd_kafka_resp_err_t assigned = rd_kafka_assign(consumer->handle, assignment);
-  rd_kafka_topic_partition_list_destroy(assignment);
-  if (assigned != RD_KAFKA_RESP_ERR_NO_ERROR) return {false, std::string("cannot assign the partitions: ") + rd_kafka_err2str(assigned)};
-  auto refreshed = std::chrono::steady_clock::now();
-  spdlog::info("kafka source: reading {} partition(s) of {} topic(s) {}", partitions->size(), config_.source.kafka.topics.size(),
-               start ? "from the target's stored offsets" : "from the " + config_.source.kafka.start + " offsets");
+  rd_kafka_topic_partition_list_t* topics =
+      rd_kafka_topic_partition_list_new(static_cast<int>(config_.source.kafka.topics.size()));
+  for (const auto& topic : config_.source.kafka.topics)
+    rd_kafka_topic_partition_list_add(topics, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  const rd_kafka_resp_err_t subscribed = rd_kafka_subscribe(consumer->handle, topics);
+  rd_kafka_topic_partition_list_destroy(topics);
+  if (subscribed != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return {false, std::string("cannot subscribe to source.kafka.topics: ") + rd_kafka_err2str(subscribed)};
+  spdlog::info("kafka source: member {} of group {} reading {} topic(s); each partition goes on from the target's "
+               "offsets table",
+               member_, config_.source.kafka.group_id.empty() ? config_.name : config_.source.kafka.group_id,
+               config_.source.kafka.topics.size());
+  rd_kafka_t* handle = consumer->handle;
   {
     const std::lock_guard lock(mutex_);
     consumer_ = std::move(consumer);
@@ -189,11 +306,11 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
   set_connected(true);
   ChangeRecordDecoder decoder;
   while (!stop.stop_requested()) {
-    if (std::chrono::steady_clock::now() - refreshed >= kPartitionRefresh) {
-      refreshed = std::chrono::steady_clock::now();
-      add_new_partitions(assigned_names);
+    rd_kafka_message_t* message = rd_kafka_consumer_poll(handle, kPollMs);
+    if (!fatal_.empty()) {
+      if (message) rd_kafka_message_destroy(message);
+      return {false, fatal_};
     }
-    rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer_->handle, kPollMs);
     if (!message) continue;
     if (message->err) {
       const std::string reason = rd_kafka_message_errstr(message);
@@ -203,9 +320,13 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
       spdlog::warn("kafka source: {} (librdkafka retries)", reason);
       continue;
     }
-    const std::string topic = rd_kafka_topic_name(message->rkt);
-    const std::string where = partition_name(topic, message->partition);
+    const std::string where = partition_name(rd_kafka_topic_name(message->rkt), message->partition);
     const int64_t offset = message->offset;
+    const auto owned = position_.find(where);
+    if (owned == position_.end()) {  // not assigned to this member (cannot happen after the revoke)
+      rd_kafka_message_destroy(message);
+      continue;
+    }
     const std::string_view key(static_cast<const char*>(message->key), message->key ? message->key_len : 0);
     const std::string_view value(static_cast<const char*>(message->payload), message->payload ? message->len : 0);
     DecodedRecord decoded = decoder.decode(key, value);
@@ -213,8 +334,8 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
     if (!decoded.error.empty())
       return {false, "kafka source: the record at " + where + " offset " + std::to_string(offset) + " cannot be applied: " +
                          decoded.error};
-    next[where] = offset + 1;
-    SourcePosition position(offsets_token(next));
+    owned->second.next = offset + 1;
+    SourcePosition position(partition_position_token(position_));
     StreamItem item;
     if (decoded.skip) {
       item = Checkpoint{std::move(position)};
@@ -229,42 +350,21 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
   return {};
 }
 
-void KafkaSource::add_new_partitions(std::set<std::string>& assigned) {
-  std::string error;
-  const auto partitions = partitions_of(consumer_->handle, config_.source.kafka.topics, error);
-  if (!partitions) {
-    spdlog::warn("kafka source: cannot look for new partitions: {}", error);
-    return;
-  }
-  rd_kafka_topic_partition_list_t* added = rd_kafka_topic_partition_list_new(1);
-  for (const auto& [topic, partition] : *partitions) {
-    if (!assigned.insert(partition_name(topic, partition)).second) continue;
-    rd_kafka_topic_partition_list_add(added, topic.c_str(), partition)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    spdlog::info("kafka source: new partition {}, read from its beginning", partition_name(topic, partition));
-  }
-  if (added->cnt > 0) {
-    const std::lock_guard lock(mutex_);
-    if (rd_kafka_error_t* failed = rd_kafka_incremental_assign(consumer_->handle, added)) {
-      spdlog::warn("kafka source: cannot assign the new partitions: {}", rd_kafka_error_string(failed));
-      rd_kafka_error_destroy(failed);
-      for (int i = 0; i < added->cnt; ++i) assigned.erase(partition_name(added->elems[i].topic, added->elems[i].partition));
-    }
-  }
-  rd_kafka_topic_partition_list_destroy(added);
-}
-
 void KafkaSource::on_position_persisted(const SourcePosition& position) {
-  // The consumer group's offsets follow the target's, for lag tools; a restart reads the target's.
-  const auto offsets = parse_offsets_token(position.token);
-  if (!offsets || offsets->empty()) return;
+  auto offsets = parse_partition_position(position.token);
+  if (!offsets) return;
   const std::lock_guard lock(mutex_);
-  if (!consumer_) return;
+  persisted_ = *offsets;
+  persisted_changed_.notify_all();
+  // The consumer group's offsets follow the target's, for lag tools; a restart reads the target's.
+  if (!consumer_ || offsets->empty()) return;
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets->size()));
   for (const auto& [p, o] : *offsets) {
+    if (o.next < 0) continue;
     const size_t slash = p.rfind('/');
-    rd_kafka_topic_partition_list_add(list, p.substr(0, slash).c_str(), std::stoi(p.substr(slash + 1)))->offset = o;
+    rd_kafka_topic_partition_list_add(list, p.substr(0, slash).c_str(), std::stoi(p.substr(slash + 1)))->offset = o.next;
   }
-  rd_kafka_commit(consumer_->handle, list, 1);
+  if (list->cnt > 0) rd_kafka_commit(consumer_->handle, list, 1);
   rd_kafka_topic_partition_list_destroy(list);
 }
 
