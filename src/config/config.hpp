@@ -225,4 +225,9 @@ struct Config {
   TwoWayConfig two_way;
 };
 
+// source.type kafka: the consumer group (source.kafka.group_id, by default the pipeline's name).
+inline std::string kafka_group_id(const Config& config) {
+  return config.source.kafka.group_id.empty() ? config.name : config.source.kafka.group_id;
+}
+
 }  // namespace tidemark

@@ -492,8 +492,9 @@ std::vector<Setting> build_table() {
       "schema/payload wrapper). Each partition is applied in order; the offsets are kept in the target's position "
       "table, in the same transaction as the rows.").byDefault({}),
     property<std::string>("source.kafka.group_id", [](Config& c) -> auto& { return c.source.kafka.group_id; },
-      "source.type kafka: the consumer group the applied offsets are also committed to, for lag monitoring (the "
-      "target's position table is what a restart reads). Empty: the pipeline's name.").byDefault(""),
+      "source.type kafka: the consumer group this process joins. Its members share the topics' partitions and the "
+      "rows of the target's offsets table (what a restart reads); the applied offsets are also committed to the group, "
+      "for lag monitoring. Empty: the pipeline's name.").byDefault(""),
     property<std::string>("source.kafka.start", [](Config& c) -> auto& { return c.source.kafka.start; },
       "source.type kafka: where a first start reads each partition from: earliest or latest.")
       .byDefault("earliest").choices({"earliest", "latest"}),
@@ -556,8 +557,8 @@ std::vector<Setting> build_table() {
       "transaction as the changes it covers (exactly-once); created when missing.")
       .byDefault("tidemark_apply_position").validate(logical_name),
     property<std::string>("sink.database.offsets_table", [](Config& c) -> auto& { return c.sink.database.offsets_table; },
-      "With source.type kafka: table in the target holding the next offset of every partition and the group member "
-      "that owns it, written in the same transaction as the rows (exactly-once); created when missing.")
+      "With source.type kafka: table in the target holding, per consumer group, the next offset of every partition and "
+      "the member that owns it, written in the same transaction as the rows (exactly-once); created when missing.")
       .byDefault("tidemark_apply_offsets").validate(logical_name),
     property<std::string>("sink.database.id_map_table", [](Config& c) -> auto& { return c.sink.database.id_map_table; },
       "Table in the target pairing source keys with the keys the target generated, for mappings with generated_key; "

@@ -96,7 +96,7 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
     }
   }
   if (!unreachable && config.source.type == "kafka") {
-    const dbsink::KafkaOffsetsTable offsets(config.sink.database, config.name);
+    const dbsink::KafkaOffsetsTable offsets(config.sink.database, kafka_group_id(config));
     bool exists = false;
     if (auto failed = offsets.ensure(*target, mode == PreflightMode::Run, exists))
       out.problems.push_back("sink.database: cannot create the offsets table " + offsets.label() + ": " + failed->message +
@@ -260,7 +260,7 @@ kafka::ClaimPartitions claims_in_target(const Config& config) {
     bool connected = false;
   };
   auto claims = std::make_shared<Claims>(
-      Claims{config.sink.database, dbsink::KafkaOffsetsTable(config.sink.database, config.name), nullptr});
+      Claims{config.sink.database, dbsink::KafkaOffsetsTable(config.sink.database, kafka_group_id(config)), nullptr});
   claims->target = dbsink::make_target_connection(claims->settings, "tidemark-" + config.name + "-claims");
   return [claims](const std::vector<std::string>& partitions, const std::string& owner, const kafka::StartOf& start_of) {
     if (!claims->connected) {

@@ -673,12 +673,13 @@ INSTANTIATE_TEST_SUITE_P(Databases, DatabaseTwoWayGeneratedKeys,
 // offsets move in the target's transactions, so nothing is applied twice or skipped.
 class DatabaseApplyFromKafka : public testing::TestWithParam<ApplyCase> {};
 
-// The offsets table's rows of `pipeline` that moved past their start: "topic/partition at offset", ...
-std::string applied_offsets(Database& target, const std::string& pipeline) {
+// The offsets table's rows of the consumer group `group` that moved past their start: "topic/partition at
+// offset", ...
+std::string applied_offsets(Database& target, const std::string& group) {
   std::string out;
   const std::string at = target.kind() == "postgres" ? "topic || '/' || partition_id || ' at ' || next_offset"
                                                      : "CONCAT(topic, '/', partition_id, ' at ', next_offset)";
-  for (const auto& row : target.column("SELECT " + at + " FROM tidemark_apply_offsets WHERE pipeline = '" + pipeline +
+  for (const auto& row : target.column("SELECT " + at + " FROM tidemark_apply_offsets WHERE consumer_group = '" + group +
                                        "' AND next_offset > 0 ORDER BY topic, partition_id"))
     out += (out.empty() ? "" : ", ") + row;
   return out;
@@ -728,7 +729,7 @@ TEST_P(DatabaseApplyFromKafka, TheTopicAppliedToTheTargetEqualsTheSource) {
   // The restart went on from the offsets the target holds (in the same transactions as the rows).
   const std::string applied = applied_offsets(*target, applier.name());
   EXPECT_NE(applied.find(source->topic() + "/0 at "), std::string::npos) << applied;
-  EXPECT_GT(std::stoll(target->column("SELECT next_offset FROM tidemark_apply_offsets WHERE pipeline = '" + applier.name() +
+  EXPECT_GT(std::stoll(target->column("SELECT next_offset FROM tidemark_apply_offsets WHERE consumer_group = '" + applier.name() +
                                       "' AND partition_id = 0").at(0)),
             rows);
   std::cout << param.source << " -> kafka -> " << param.target << ": " << writers.operations() << " writes, "
@@ -784,6 +785,89 @@ TEST(DatabaseApplyFromKafkaTopics, PartitionsAddedWhileItRunsAreRead) {
   EXPECT_TRUE(applied.find(topic + "/1 at ") != std::string::npos || applied.find(topic + "/2 at ") != std::string::npos)
       << applied;
   EXPECT_EQ(applier.stop(SIGTERM), 0) << applier.stderr_text();
+  EXPECT_EQ(source->daemon().stop(SIGTERM), 0) << source->daemon().stderr_text();
+  target->exec("DROP TABLE " + table);
+}
+
+// Kafka as the input, scaled out: two appliers in one consumer group share a topic of four partitions
+// while writers run. The second member joining takes partitions over (the first drains them before it lets
+// them go), the first one is killed (-9) and its partitions move to the second, it comes back, and then the
+// second one is stopped (SIGSTOP) until its session expires and continued: its records of the partitions it
+// lost are fenced by the new owner's claim, never applied twice. Afterwards the target equals the source.
+TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFenced) {
+  auto source = make_database("mariadb");
+  auto target = make_database("postgres");
+  const int64_t rows = table_rows() / 4;
+  const std::string table = source->table();
+  source->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() +
+                      "\n    schemas:\n      enable: true\n";
+  source->create(rows, "snapshot:\n  initial: when_needed\n  chunk_size: " + std::to_string(std::max<int64_t>(rows / 40, 10)) +
+                           "\n  max_chunks_per_second: 20\n");
+  add_partitions(source->bootstrap(), source->topic(), 4);  // before any record: a key stays in its partition
+  target->exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT)");
+  ASSERT_TRUE(source->start()) << source->daemon().stderr_text();
+  ConcurrentWriters writers([&] { return source->session(); }, table, 4, 31, rows);
+
+  const std::string group = unique_name("applygroup");
+  const std::string source_yaml = "source:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() +
+                                  "\n    topics: [" + source->topic() + "]\n    group_id: " + group +
+                                  "\n    properties:\n      session.timeout.ms: \"6000\"\n      heartbeat.interval.ms: \"500\"\n";
+  DaemonRunner first(source->bootstrap(), GeneratorSettings{});
+  DaemonRunner second(source->bootstrap(), GeneratorSettings{});
+  first.write_config(sink_yaml("postgres"), "info", source_yaml);
+  second.write_config(sink_yaml("postgres"), "info", source_yaml);
+  // How many processes own the topic's partitions, as the target's offsets table says (owner: member#claim).
+  const auto owners = [&] {
+    return std::stoi(target->column("SELECT count(DISTINCT split_part(owner, '#', 1)) FROM tidemark_apply_offsets WHERE "
+                                    "consumer_group = '" + group + "'").at(0));
+  };
+  const auto logs = [&] { return first.stderr_text() + "\n" + second.stderr_text(); };
+  const auto target_rows = [&] { return std::stoll(target->column("SELECT count(*) FROM " + table).at(0)); };
+  first.start();
+  ASSERT_TRUE(wait_until([&] { return target_rows() >= rows / 4; }, 120s)) << first.stderr_text();
+  second.start();
+  // Cooperative rebalance: the first member drains and revokes some partitions, the second claims them.
+  ASSERT_TRUE(wait_until([&] { return owners() == 2; }, 60s)) << logs();
+  EXPECT_NE(first.stderr_text().find("kafka source: revoked"), std::string::npos) << first.stderr_text();
+  std::this_thread::sleep_for(2s);
+  first.stop(SIGKILL);  // its partitions go to the second member once its session expires
+  ASSERT_TRUE(wait_until([&] { return owners() == 1; }, 60s)) << logs();
+  first.start();
+  ASSERT_TRUE(wait_until([&] { return owners() == 2; }, 60s)) << logs();
+  std::this_thread::sleep_for(2s);
+  second.process().signal(SIGSTOP);  // stalls past its session: the first member claims its partitions
+  const bool took_over = wait_until([&] { return owners() == 1; }, 60s);
+  second.process().signal(SIGCONT);
+  ASSERT_TRUE(took_over) << logs();
+  ASSERT_TRUE(wait_until([&] { return snapshots_done(source->daemon(), 1); }, 240s)) << source->daemon().stderr_text();
+  std::this_thread::sleep_for(1s);
+  writers.stop();
+  ASSERT_GT(writers.operations(), 300u) << "the writers barely ran: the test would prove little";
+
+  // The stalled member learns it lost its partitions, or is fenced when it applies them (and stops, status
+  // 2); either way it applies nothing of them twice. Started again if it stopped, it rejoins.
+  std::this_thread::sleep_for(3s);
+  const std::string stalled = second.stderr_text();
+  const std::optional<int> fenced_exit = second.process().wait_for_exit(0ms);
+  if (fenced_exit) second.start();
+  std::vector<std::string> expected, actual;
+  const bool equal = wait_until([&] {
+    expected = rows_of(*source, table);
+    actual = rows_of(*target, table);
+    return expected == actual;
+  }, 120s);
+  size_t i = 0;
+  while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
+  EXPECT_TRUE(equal) << expected.size() << " source rows, " << actual.size() << " target rows; first difference at " << i
+                     << "\n" << first.stderr_text() << "\n" << second.stderr_text();
+  EXPECT_TRUE(stalled.find("kafka source: lost ") != std::string::npos ||
+              (stalled.find("took over a partition") != std::string::npos && fenced_exit == 2))
+      << stalled;
+  std::cout << "two members: " << writers.operations() << " writes, " << actual.size() << " rows; offsets "
+            << applied_offsets(*target, group) << "; the stalled member "
+            << (stalled.find("took over a partition") != std::string::npos ? "was fenced" : "let its partitions go") << "\n";
+  EXPECT_EQ(first.stop(SIGTERM), 0) << first.stderr_text();
+  second.stop(SIGTERM);
   EXPECT_EQ(source->daemon().stop(SIGTERM), 0) << source->daemon().stderr_text();
   target->exec("DROP TABLE " + table);
 }

@@ -67,7 +67,7 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       extensions_(std::move(extensions)) {
   const bool pg = target_->dialect() == Dialect::Postgres;
   begin_ = pg ? "BEGIN;\n" : "START TRANSACTION;\n";
-  if (config.source.type == "kafka") offsets_.emplace(settings_, config.name);
+  if (config.source.type == "kafka") offsets_.emplace(settings_, kafka_group_id(config));
   if (config.two_way.enabled())
     begin_ += MarkerTable(target_->dialect(), pg ? settings_.schema : settings_.database, config.two_way.marker_table)
                   .mark_statement(*target_, config.name);

@@ -14,9 +14,9 @@ std::optional<std::pair<std::string, int32_t>> split_partition_name(const std::s
   return std::make_pair(name.substr(0, slash), partition);
 }
 
-KafkaOffsetsTable::KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& pipeline)
+KafkaOffsetsTable::KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& group)
     : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
-      pipeline_(string_literal(dialect_, pipeline)),
+      group_(string_literal(dialect_, group)),
       schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
       name_(config.offsets_table) {
   table_ = qualified_identifier(dialect_, schema_, name_);
@@ -26,13 +26,13 @@ KafkaOffsetsTable::KafkaOffsetsTable(const DatabaseSinkConfig& config, const std
 std::string KafkaOffsetsTable::create_statement() const {
   if (dialect_ == Dialect::Postgres)
     return "CREATE TABLE IF NOT EXISTS " + table_ +
-           " (pipeline text NOT NULL, topic text NOT NULL, partition_id integer NOT NULL, next_offset bigint NOT NULL, "
-           "owner text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (pipeline, topic, partition_id))";
+           " (consumer_group text NOT NULL, topic text NOT NULL, partition_id integer NOT NULL, next_offset bigint NOT NULL, "
+           "owner text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (consumer_group, topic, partition_id))";
   // Kafka topic names are at most 249 ASCII characters.
   return "CREATE TABLE IF NOT EXISTS " + table_ +
-         " (pipeline VARCHAR(190) NOT NULL, topic VARCHAR(249) NOT NULL, partition_id INT NOT NULL, next_offset BIGINT "
+         " (consumer_group VARCHAR(190) NOT NULL, topic VARCHAR(249) NOT NULL, partition_id INT NOT NULL, next_offset BIGINT "
          "NOT NULL, owner VARCHAR(190) NOT NULL, updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), PRIMARY KEY "
-         "(pipeline, topic, partition_id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
+         "(consumer_group, topic, partition_id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
 }
 
 std::optional<TargetError> KafkaOffsetsTable::ensure(TargetConnection& target, bool create, bool& exists) const {
@@ -54,7 +54,7 @@ std::optional<PartitionPosition> rows_by_partition(const std::vector<TargetRow>&
 
 std::optional<PartitionPosition> KafkaOffsetsTable::read(TargetConnection& target, TargetError* error) const {
   const auto rows = target.query(
-      "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE pipeline = " + pipeline_, error);
+      "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE consumer_group = " + group_, error);
   if (!rows) return std::nullopt;
   return rows_by_partition(*rows);
 }
@@ -68,9 +68,9 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
     return Result::failure("cannot claim the partitions in " + label_ + ": " + why);
   };
   if (auto failed = target.execute("BEGIN")) return fail(failed->message);
-  // Locks the pipeline's rows: a previous owner's transaction in flight commits (or fails) first.
-  const std::string select = "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE pipeline = " +
-                             pipeline_ + " FOR UPDATE";
+  // Locks the group's rows: a previous owner's transaction in flight commits (or fails) first.
+  const std::string select = "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE consumer_group = " +
+                             group_ + " FOR UPDATE";
   TargetError error;
   auto rows = target.query(select, &error);
   if (!rows) return fail(error.message);
@@ -90,13 +90,13 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
       if (!from) return fail(why);
       start = *from;
     }
-    values += (values.empty() ? "(" : ", (") + pipeline_ + ", " + string_literal(dialect_, split->first) + ", " +
+    values += (values.empty() ? "(" : ", (") + group_ + ", " + string_literal(dialect_, split->first) + ", " +
               std::to_string(split->second) + ", " + std::to_string(start) + ", " + string_literal(dialect_, owner) + ")";
   }
   if (!values.empty()) {
-    std::string upsert = "INSERT INTO " + table_ + " (pipeline, topic, partition_id, next_offset, owner) VALUES " + values;
+    std::string upsert = "INSERT INTO " + table_ + " (consumer_group, topic, partition_id, next_offset, owner) VALUES " + values;
     upsert += dialect_ == Dialect::Postgres
-                  ? " ON CONFLICT (pipeline, topic, partition_id) DO UPDATE SET owner = EXCLUDED.owner, updated_at = now()"
+                  ? " ON CONFLICT (consumer_group, topic, partition_id) DO UPDATE SET owner = EXCLUDED.owner, updated_at = now()"
                   : " ON DUPLICATE KEY UPDATE owner = VALUES(owner), updated_at = CURRENT_TIMESTAMP(6)";
     if (auto failed = target.execute(upsert)) return fail(failed->message);
   }
@@ -118,12 +118,12 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
 void KafkaOffsetsTable::append_write(std::string& script, const PartitionPosition& offsets) const {
   if (offsets.empty()) return;
   script += "INSERT INTO " + table_ + (dialect_ == Dialect::Postgres ? " AS o" : "") +
-            " (pipeline, topic, partition_id, next_offset, owner) VALUES ";
+            " (consumer_group, topic, partition_id, next_offset, owner) VALUES ";
   bool first = true;
   for (const auto& [partition, offset] : offsets) {
     const auto split = split_partition_name(partition);
     if (!split) continue;  // the source names partitions so
-    script += (first ? "(" : ", (") + pipeline_ + ", " + string_literal(dialect_, split->first) + ", " +
+    script += (first ? "(" : ", (") + group_ + ", " + string_literal(dialect_, split->first) + ", " +
               std::to_string(split->second) + ", " + std::to_string(offset.next) + ", " +
               string_literal(dialect_, offset.owner) + ")";
     first = false;
@@ -132,7 +132,7 @@ void KafkaOffsetsTable::append_write(std::string& script, const PartitionPositio
   // the transaction (the branch is evaluated only when taken; the sink's MySQL session is strict).
   const std::string fenced = std::string("'") + kFenced + ": partition ', ";
   if (dialect_ == Dialect::Postgres)
-    script += " ON CONFLICT (pipeline, topic, partition_id) DO UPDATE SET next_offset = CASE WHEN o.owner = "
+    script += " ON CONFLICT (consumer_group, topic, partition_id) DO UPDATE SET next_offset = CASE WHEN o.owner = "
               "EXCLUDED.owner THEN EXCLUDED.next_offset ELSE CAST(concat(" + fenced +
               "o.topic, '/', o.partition_id, ' now belongs to ', o.owner) AS bigint) END, updated_at = now();\n";
   else

@@ -1,7 +1,7 @@
 #pragma once
 // The offsets table in the target (sink.database.offsets_table) of a pipeline that applies Kafka topics
-// (source.type kafka): one row per partition ("topic/partition") with the next offset to apply and the
-// consumer-group member that owns the partition. Invariant: a partition's row moves only in a transaction
+// (source.type kafka): per consumer group (source.kafka.group_id), one row per partition ("topic/partition")
+// with the next offset to apply and the group member that owns the partition. Invariant: a partition's row moves only in a transaction
 // that also holds the rows of its records, and only while the member writing it is the row's owner. A
 // member takes a partition over with claim(), which waits for the previous owner's transaction in flight
 // and reads the offset after it; any later transaction of the previous owner (a member that lost the
@@ -26,16 +26,16 @@ class KafkaOffsetsTable {
  public:
   // The text a fenced write fails with (in the target's error message).
   static constexpr const char* kFenced = "tidemark fenced";
-  // Where a partition without a row starts: `first_start` when the pipeline has no row at all.
+  // Where a partition without a row starts: `first_start` when the group has no row at all.
   using StartOf = std::function<std::optional<int64_t>(const std::string& partition, bool first_start, std::string& error)>;
 
-  KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& pipeline);
+  KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& group);
 
   const std::string& label() const { return label_; }
   std::string create_statement() const;
   // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
   std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
-  // The pipeline's rows, by partition.
+  // The group's rows, by partition.
   std::optional<PartitionPosition> read(TargetConnection& target, TargetError* error) const;
   // In one transaction of its own: makes `owner` the owner of `partitions` (a row missing is created at
   // start_of) and returns their next offsets as they stand after every earlier owner's commit.
@@ -47,7 +47,7 @@ class KafkaOffsetsTable {
 
  private:
   Dialect dialect_;
-  std::string pipeline_;  // quoted literal
+  std::string group_;  // quoted literal
   std::string table_;     // quoted and qualified
   std::string label_;
   std::string schema_;

@@ -101,7 +101,7 @@ rd_kafka_t* make_consumer(const Config& config, std::string& error, void* opaque
   const KafkaSourceConfig& k = config.source.kafka;
   std::map<std::string, std::string> properties = k.properties;
   properties["bootstrap.servers"] = k.bootstrap_servers;
-  properties["group.id"] = k.group_id.empty() ? config.name : k.group_id;
+  properties["group.id"] = kafka_group_id(config);
   properties["enable.auto.commit"] = "false";
   properties["enable.auto.offset.store"] = "false";
   properties["enable.partition.eof"] = "false";
@@ -296,7 +296,7 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
     return {false, std::string("cannot subscribe to source.kafka.topics: ") + rd_kafka_err2str(subscribed)};
   spdlog::info("kafka source: member {} of group {} reading {} topic(s); each partition goes on from the target's "
                "offsets table",
-               member_, config_.source.kafka.group_id.empty() ? config_.name : config_.source.kafka.group_id,
+               member_, kafka_group_id(config_),
                config_.source.kafka.topics.size());
   rd_kafka_t* handle = consumer->handle;
   {
