@@ -124,8 +124,12 @@ class Pipeline {
       start_position_ = checked.state->position;
       extensions = checked.state->extensions;
     }
-    spdlog::info("state {}: {}", is_database_sink(config_) ? "in the target's " + config_.sink.database.position_table : config_.state.path,
-                 start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
+    if (config_.source.type == "kafka")
+      spdlog::info("state in the target's {}: each partition goes on where it stands there when it is assigned",
+                   config_.sink.database.offsets_table);
+    else
+      spdlog::info("state {}: {}", is_database_sink(config_) ? "in the target's " + config_.sink.database.position_table : config_.state.path,
+                   start_position_ ? "resuming after " + start_position_->token : std::string("first start"));
     tracker_ = std::move(checked.tracker);
     tracker_->set_commit_observer([this](int64_t commit_ts_ms) { metrics_.observe_commit(commit_ts_ms); });
     sink_ = std::move(checked.sink);

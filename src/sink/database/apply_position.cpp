@@ -3,31 +3,25 @@
 namespace tidemark::dbsink {
 
 ApplyPositionTable::ApplyPositionTable(const DatabaseSinkConfig& config, std::string pipeline)
-    : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
-      pipeline_(std::move(pipeline)),
-      schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
-      name_(config.position_table) {
-  table_ = qualified_identifier(dialect_, schema_, name_);
-  label_ = schema_ + "." + name_;
-}
+    : where_(config, config.position_table), pipeline_(std::move(pipeline)) {}
 
 std::string ApplyPositionTable::create_statement(const TargetConnection& target) const {
   if (target.dialect() == Dialect::Postgres)
-    return "CREATE TABLE IF NOT EXISTS " + table_ +
+    return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
            " (pipeline text PRIMARY KEY, source_type text NOT NULL, position text NOT NULL, state text NOT NULL, "
            "updated_at timestamptz NOT NULL DEFAULT now())";
-  return "CREATE TABLE IF NOT EXISTS " + table_ +
+  return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
          " (pipeline VARCHAR(190) NOT NULL PRIMARY KEY, source_type VARCHAR(32) NOT NULL, position LONGTEXT NOT NULL, "
          "state LONGTEXT NOT NULL, updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB "
          "DEFAULT CHARSET=utf8mb4";
 }
 
 std::optional<TargetError> ApplyPositionTable::ensure(TargetConnection& target, bool create, bool& exists) const {
-  return ensure_table(target, schema_, name_, create_statement(target), create, exists);
+  return where_.ensure(target, create_statement(target), create, exists);
 }
 
 std::optional<AppliedPosition> ApplyPositionTable::read(TargetConnection& target, TargetError* error) const {
-  const auto rows = target.query("SELECT source_type, position, state FROM " + table_ + " WHERE pipeline = " +
+  const auto rows = target.query("SELECT source_type, position, state FROM " + where_.quoted + " WHERE pipeline = " +
                                      target.quote(pipeline_),
                                  error);
   if (!rows) return std::nullopt;
@@ -43,10 +37,10 @@ std::optional<AppliedPosition> ApplyPositionTable::read(TargetConnection& target
 
 void ApplyPositionTable::append_write(std::string& script, TargetConnection& target, const std::string& source_type,
                                       const SourcePosition& position, const nlohmann::json& extensions) const {
-  script += "INSERT INTO " + table_ + " (pipeline, source_type, position, state) VALUES (" + target.quote(pipeline_) +
+  script += "INSERT INTO " + where_.quoted + " (pipeline, source_type, position, state) VALUES (" + target.quote(pipeline_) +
             ", " + target.quote(source_type) + ", " + target.quote(position.token) + ", " +
             target.quote(extensions.dump()) + ")";
-  if (dialect_ == Dialect::Postgres)
+  if (where_.dialect == Dialect::Postgres)
     script += " ON CONFLICT (pipeline) DO UPDATE SET source_type = EXCLUDED.source_type, position = EXCLUDED.position, "
               "state = EXCLUDED.state, updated_at = now();\n";
   else

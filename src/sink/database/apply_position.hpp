@@ -26,7 +26,7 @@ class ApplyPositionTable {
   ApplyPositionTable(const DatabaseSinkConfig& config, std::string pipeline);
 
   // The qualified name, for messages ("public.tidemark_apply_position").
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return where_.label; }
   // The statement that creates it.
   std::string create_statement(const TargetConnection& target) const;
   // Creates the table when `create`, else only looks; true in `exists` when it is there afterwards.
@@ -38,12 +38,8 @@ class ApplyPositionTable {
                     const SourcePosition& position, const nlohmann::json& extensions) const;
 
  private:
-  Dialect dialect_;
+  OwnTable where_;
   std::string pipeline_;
-  std::string table_;  // quoted and qualified
-  std::string label_;
-  std::string schema_;  // postgres: the schema; mysql: the database
-  std::string name_;
 };
 
 }  // namespace tidemark::dbsink

@@ -3,36 +3,30 @@
 namespace tidemark::dbsink {
 
 ConflictLog::ConflictLog(const DatabaseSinkConfig& config, const std::string& pipeline)
-    : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
-      pipeline_(string_literal(dialect_, pipeline)),
-      schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
-      name_(config.conflict_table) {
-  table_ = qualified_identifier(dialect_, schema_, name_);
-  label_ = schema_ + "." + name_;
-}
+    : where_(config, config.conflict_table), pipeline_(string_literal(where_.dialect, pipeline)) {}
 
 std::string ConflictLog::create_statement() const {
-  if (dialect_ == Dialect::Postgres)
-    return "CREATE TABLE IF NOT EXISTS " + table_ +
+  if (where_.dialect == Dialect::Postgres)
+    return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
            " (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pipeline text NOT NULL, target_table text NOT NULL, "
            "target_key text, kept_version text, incoming_version text, logged_at timestamptz NOT NULL DEFAULT now())";
-  return "CREATE TABLE IF NOT EXISTS " + table_ +
+  return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
          " (id BIGINT AUTO_INCREMENT PRIMARY KEY, pipeline VARCHAR(190) NOT NULL, target_table VARCHAR(400) NOT NULL, "
          "target_key TEXT, kept_version TEXT, incoming_version TEXT, "
          "logged_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
 }
 
 std::optional<TargetError> ConflictLog::ensure(TargetConnection& target, bool create, bool& exists) const {
-  return ensure_table(target, schema_, name_, create_statement(), create, exists);
+  return where_.ensure(target, create_statement(), create, exists);
 }
 
 std::string ConflictLog::log_statements(const std::string& target, const std::string& label, const std::string& match,
                                         const std::string& key_text, const std::string& applies,
                                         const std::string& kept, const std::string& incoming) const {
-  const std::string head = "INSERT INTO " + table_ +
+  const std::string head = "INSERT INTO " + where_.quoted +
                            " (pipeline, target_table, target_key, kept_version, incoming_version) SELECT " + pipeline_ +
-                           ", " + string_literal(dialect_, label) + ", ";
-  if (dialect_ == Dialect::Postgres)
+                           ", " + string_literal(where_.dialect, label) + ", ";
+  if (where_.dialect == Dialect::Postgres)
     return head + "s.k, CAST(s.v AS text), CAST(" + incoming + " AS text) FROM (SELECT " + key_text + " AS k, " + kept +
            " AS v, (" + applies + ") AS a FROM " + target + " WHERE " + match + " FOR UPDATE) s WHERE s.a IS NOT TRUE;\n";
   // The row is locked for update first: INSERT ... SELECT alone would take a shared lock that the UPDATE
@@ -42,12 +36,12 @@ std::string ConflictLog::log_statements(const std::string& target, const std::st
 }
 
 std::string ConflictLog::select_after(int64_t after_id, int limit) const {
-  return "SELECT id, target_table, target_key, kept_version, incoming_version FROM " + table_ + " WHERE pipeline = " +
+  return "SELECT id, target_table, target_key, kept_version, incoming_version FROM " + where_.quoted + " WHERE pipeline = " +
          pipeline_ + " AND id > " + std::to_string(after_id) + " ORDER BY id LIMIT " + std::to_string(limit);
 }
 
 std::string ConflictLog::select_last_id() const {
-  return "SELECT max(id) FROM " + table_ + " WHERE pipeline = " + pipeline_;
+  return "SELECT max(id) FROM " + where_.quoted + " WHERE pipeline = " + pipeline_;
 }
 
 std::optional<LoggedConflict> ConflictLog::parse(const TargetRow& row) {

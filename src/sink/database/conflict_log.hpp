@@ -27,7 +27,7 @@ class ConflictLog {
  public:
   ConflictLog(const DatabaseSinkConfig& config, const std::string& pipeline);
 
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return where_.label; }
   std::string create_statement() const;
   // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
   std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
@@ -46,12 +46,8 @@ class ConflictLog {
   static std::optional<LoggedConflict> parse(const TargetRow& row);
 
  private:
-  Dialect dialect_;
+  OwnTable where_;
   std::string pipeline_;  // quoted literal
-  std::string table_;
-  std::string label_;
-  std::string schema_;
-  std::string name_;
 };
 
 }  // namespace tidemark::dbsink

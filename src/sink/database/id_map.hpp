@@ -22,8 +22,8 @@ class IdMapTable {
   // The map `space`.`name` in a database of `dialect` (two-way sync: the peer's, in this pipeline's source).
   IdMapTable(Dialect dialect, const std::string& space, const std::string& name, const std::string& pipeline);
 
-  const std::string& label() const { return label_; }
-  const std::string& table() const { return table_; }  // quoted and qualified
+  const std::string& label() const { return where_.label; }
+  const std::string& table() const { return where_.quoted; }  // quoted and qualified
   std::string create_statement() const;
   // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards. A
   // PostgreSQL map logs whole old rows (REPLICA IDENTITY FULL), so that the peer of a two-way pair learns
@@ -50,12 +50,8 @@ class IdMapTable {
   const std::string& pipeline_literal() const { return pipeline_; }
 
  private:
-  Dialect dialect_;
+  OwnTable where_;
   std::string pipeline_;  // quoted literal
-  std::string table_;
-  std::string label_;
-  std::string schema_;
-  std::string name_;
 };
 
 }  // namespace tidemark::dbsink

@@ -15,28 +15,22 @@ std::optional<std::pair<std::string, int32_t>> split_partition_name(const std::s
 }
 
 KafkaOffsetsTable::KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& group)
-    : dialect_(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql),
-      group_(string_literal(dialect_, group)),
-      schema_(dialect_ == Dialect::Postgres ? config.schema : config.database),
-      name_(config.offsets_table) {
-  table_ = qualified_identifier(dialect_, schema_, name_);
-  label_ = schema_ + "." + name_;
-}
+    : where_(config, config.offsets_table), group_(string_literal(where_.dialect, group)) {}
 
 std::string KafkaOffsetsTable::create_statement() const {
-  if (dialect_ == Dialect::Postgres)
-    return "CREATE TABLE IF NOT EXISTS " + table_ +
+  if (where_.dialect == Dialect::Postgres)
+    return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
            " (consumer_group text NOT NULL, topic text NOT NULL, partition_id integer NOT NULL, next_offset bigint NOT NULL, "
            "owner text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (consumer_group, topic, partition_id))";
   // Kafka topic names are at most 249 ASCII characters.
-  return "CREATE TABLE IF NOT EXISTS " + table_ +
+  return "CREATE TABLE IF NOT EXISTS " + where_.quoted +
          " (consumer_group VARCHAR(190) NOT NULL, topic VARCHAR(249) NOT NULL, partition_id INT NOT NULL, next_offset BIGINT "
          "NOT NULL, owner VARCHAR(190) NOT NULL, updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), PRIMARY KEY "
          "(consumer_group, topic, partition_id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
 }
 
 std::optional<TargetError> KafkaOffsetsTable::ensure(TargetConnection& target, bool create, bool& exists) const {
-  return ensure_table(target, schema_, name_, create_statement(), create, exists);
+  return where_.ensure(target, create_statement(), create, exists);
 }
 
 namespace {
@@ -54,7 +48,7 @@ std::optional<PartitionPosition> rows_by_partition(const std::vector<TargetRow>&
 
 std::optional<PartitionPosition> KafkaOffsetsTable::read(TargetConnection& target, TargetError* error) const {
   const auto rows = target.query(
-      "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE consumer_group = " + group_, error);
+      "SELECT topic, partition_id, next_offset, owner FROM " + where_.quoted + " WHERE consumer_group = " + group_, error);
   if (!rows) return std::nullopt;
   return rows_by_partition(*rows);
 }
@@ -65,11 +59,11 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
   using Result = Fallible<std::map<std::string, int64_t>>;
   const auto fail = [&](const std::string& why) {
     target.execute("ROLLBACK");
-    return Result::failure("cannot claim the partitions in " + label_ + ": " + why);
+    return Result::failure("cannot claim the partitions in " + where_.label + ": " + why);
   };
   if (auto failed = target.execute("BEGIN")) return fail(failed->message);
   // Locks the group's rows: a previous owner's transaction in flight commits (or fails) first.
-  const std::string select = "SELECT topic, partition_id, next_offset, owner FROM " + table_ + " WHERE consumer_group = " +
+  const std::string select = "SELECT topic, partition_id, next_offset, owner FROM " + where_.quoted + " WHERE consumer_group = " +
                              group_ + " FOR UPDATE";
   TargetError error;
   auto rows = target.query(select, &error);
@@ -90,12 +84,12 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
       if (!from) return fail(why);
       start = *from;
     }
-    values += (values.empty() ? "(" : ", (") + group_ + ", " + string_literal(dialect_, split->first) + ", " +
-              std::to_string(split->second) + ", " + std::to_string(start) + ", " + string_literal(dialect_, owner) + ")";
+    values += (values.empty() ? "(" : ", (") + group_ + ", " + string_literal(where_.dialect, split->first) + ", " +
+              std::to_string(split->second) + ", " + std::to_string(start) + ", " + string_literal(where_.dialect, owner) + ")";
   }
   if (!values.empty()) {
-    std::string upsert = "INSERT INTO " + table_ + " (consumer_group, topic, partition_id, next_offset, owner) VALUES " + values;
-    upsert += dialect_ == Dialect::Postgres
+    std::string upsert = "INSERT INTO " + where_.quoted + " (consumer_group, topic, partition_id, next_offset, owner) VALUES " + values;
+    upsert += where_.dialect == Dialect::Postgres
                   ? " ON CONFLICT (consumer_group, topic, partition_id) DO UPDATE SET owner = EXCLUDED.owner, updated_at = now()"
                   : " ON DUPLICATE KEY UPDATE owner = VALUES(owner), updated_at = CURRENT_TIMESTAMP(6)";
     if (auto failed = target.execute(upsert)) return fail(failed->message);
@@ -105,11 +99,11 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
   if (!rows) return fail(error.message);
   stored = rows_by_partition(*rows);
   if (!stored) return fail("a row without its values");
-  if (auto failed = target.execute("COMMIT")) return Result::failure("cannot claim the partitions in " + label_ + ": " + failed->message);
+  if (auto failed = target.execute("COMMIT")) return Result::failure("cannot claim the partitions in " + where_.label + ": " + failed->message);
   std::map<std::string, int64_t> out;
   for (const std::string& partition : partitions) {
     const auto found = stored->find(partition);
-    if (found == stored->end()) return Result::failure("cannot claim " + partition + " in " + label_ + ": its row vanished");
+    if (found == stored->end()) return Result::failure("cannot claim " + partition + " in " + where_.label + ": its row vanished");
     out[partition] = found->second.next;
   }
   return Result{std::move(out), ""};
@@ -117,21 +111,21 @@ Fallible<std::map<std::string, int64_t>> KafkaOffsetsTable::claim(TargetConnecti
 
 void KafkaOffsetsTable::append_write(std::string& script, const PartitionPosition& offsets) const {
   if (offsets.empty()) return;
-  script += "INSERT INTO " + table_ + (dialect_ == Dialect::Postgres ? " AS o" : "") +
+  script += "INSERT INTO " + where_.quoted + (where_.dialect == Dialect::Postgres ? " AS o" : "") +
             " (consumer_group, topic, partition_id, next_offset, owner) VALUES ";
   bool first = true;
   for (const auto& [partition, offset] : offsets) {
     const auto split = split_partition_name(partition);
     if (!split) continue;  // the source names partitions so
-    script += (first ? "(" : ", (") + group_ + ", " + string_literal(dialect_, split->first) + ", " +
+    script += (first ? "(" : ", (") + group_ + ", " + string_literal(where_.dialect, split->first) + ", " +
               std::to_string(split->second) + ", " + std::to_string(offset.next) + ", " +
-              string_literal(dialect_, offset.owner) + ")";
+              string_literal(where_.dialect, offset.owner) + ")";
     first = false;
   }
   // Another owner's row: the offset becomes text that is no number, which fails the statement and with it
   // the transaction (the branch is evaluated only when taken; the sink's MySQL session is strict).
   const std::string fenced = std::string("'") + kFenced + ": partition ', ";
-  if (dialect_ == Dialect::Postgres)
+  if (where_.dialect == Dialect::Postgres)
     script += " ON CONFLICT (consumer_group, topic, partition_id) DO UPDATE SET next_offset = CASE WHEN o.owner = "
               "EXCLUDED.owner THEN EXCLUDED.next_offset ELSE CAST(concat(" + fenced +
               "o.topic, '/', o.partition_id, ' now belongs to ', o.owner) AS bigint) END, updated_at = now();\n";

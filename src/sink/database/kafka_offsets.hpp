@@ -31,7 +31,7 @@ class KafkaOffsetsTable {
 
   KafkaOffsetsTable(const DatabaseSinkConfig& config, const std::string& group);
 
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return where_.label; }
   std::string create_statement() const;
   // Creates the table when `create`, else only looks; `exists` says whether it is there afterwards.
   std::optional<TargetError> ensure(TargetConnection& target, bool create, bool& exists) const;
@@ -46,12 +46,8 @@ class KafkaOffsetsTable {
   void append_write(std::string& script, const PartitionPosition& offsets) const;
 
  private:
-  Dialect dialect_;
+  OwnTable where_;
   std::string group_;  // quoted literal
-  std::string table_;     // quoted and qualified
-  std::string label_;
-  std::string schema_;
-  std::string name_;
 };
 
 // "topic/partition" split at its last '/'; nullopt when it is not one.

@@ -20,7 +20,7 @@ class MarkerTable {
   // database an unqualified name lives in).
   MarkerTable(Dialect dialect, const std::string& default_space, const std::string& name);
 
-  const std::string& label() const { return label_; }  // schema.table
+  const std::string& label() const { return where_.label; }  // schema.table
   std::string create_statement() const;
   // Creates the table when missing and `create`, and inserts `pipeline`'s row when missing. `exists` says
   // whether the table is there afterwards.
@@ -29,11 +29,7 @@ class MarkerTable {
   std::string mark_statement(TargetConnection& target, const std::string& pipeline) const;
 
  private:
-  Dialect dialect_;
-  std::string space_;
-  std::string name_;
-  std::string table_;  // quoted and qualified
-  std::string label_;
+  OwnTable where_;
 };
 
 }  // namespace tidemark::dbsink

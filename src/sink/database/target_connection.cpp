@@ -229,6 +229,22 @@ std::optional<TargetError> ensure_table(TargetConnection& target, const std::str
   return std::nullopt;
 }
 
+OwnTable::OwnTable(Dialect table_dialect, std::string table_space, std::string table_name)
+    : dialect(table_dialect),
+      space(std::move(table_space)),
+      name(std::move(table_name)),
+      quoted(qualified_identifier(dialect, space, name)),
+      label(space + "." + name) {}
+
+OwnTable::OwnTable(const DatabaseSinkConfig& config, std::string table_name)
+    : OwnTable(config.type == "postgres" ? Dialect::Postgres : Dialect::MySql,
+               config.type == "postgres" ? config.schema : config.database, std::move(table_name)) {}
+
+std::optional<TargetError> OwnTable::ensure(TargetConnection& target, const std::string& create_sql, bool create,
+                                            bool& exists) const {
+  return ensure_table(target, space, name, create_sql, create, exists);
+}
+
 std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application) {
   if (config.type == "postgres") return std::make_unique<PostgresTarget>(config, application);
   return std::make_unique<MySqlTarget>(config);

@@ -70,6 +70,23 @@ class TargetConnection {
 std::optional<TargetError> ensure_table(TargetConnection& target, const std::string& schema_or_database,
                                         const std::string& table, const std::string& create_sql, bool create, bool& exists);
 
+// Where one of the sink's own tables (position, offsets, id map, conflicts, marker) lives, named for SQL and
+// for messages.
+struct OwnTable {
+  OwnTable(Dialect dialect, std::string space, std::string name);
+  // `name` in the sink's target: sink.database.schema (PostgreSQL) or sink.database.database (MySQL).
+  OwnTable(const DatabaseSinkConfig& config, std::string name);
+
+  // ensure_table for this table.
+  std::optional<TargetError> ensure(TargetConnection& target, const std::string& create_sql, bool create, bool& exists) const;
+
+  Dialect dialect;
+  std::string space;   // the schema (PostgreSQL) or database (MySQL)
+  std::string name;
+  std::string quoted;  // qualified and quoted
+  std::string label;   // space.name
+};
+
 // A connection to `config` (the sink's target, or the source for catalog checks); `application` names it.
 std::unique_ptr<TargetConnection> make_target_connection(const DatabaseEndpoint& config, const std::string& application);
 

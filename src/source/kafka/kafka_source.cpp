@@ -294,9 +294,7 @@ SourceOutcome KafkaSource::run(const std::optional<SourcePosition>& start, Event
   rd_kafka_topic_partition_list_destroy(topics);
   if (subscribed != RD_KAFKA_RESP_ERR_NO_ERROR)
     return {false, std::string("cannot subscribe to source.kafka.topics: ") + rd_kafka_err2str(subscribed)};
-  spdlog::info("kafka source: member {} of group {} reading {} topic(s); each partition goes on from the target's "
-               "offsets table",
-               member_, kafka_group_id(config_),
+  spdlog::info("kafka source: member {} of group {} reading {} topic(s)", member_, kafka_group_id(config_),
                config_.source.kafka.topics.size());
   rd_kafka_t* handle = consumer->handle;
   {
