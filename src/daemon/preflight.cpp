@@ -67,6 +67,19 @@ void check_mappings(const Config& config, dbsink::TargetConnection& target, Pref
   for (auto& problem : dbsink::check_mappings(config, *source, target)) out.problems.push_back(std::move(problem));
 }
 
+// One of the sink's own tables that a pipeline needs: created at start when missing (noted), or the problem
+// with both fixes.
+template <typename Table>
+void ensure_own_table(const Table& table, const std::string& what, dbsink::TargetConnection& target, PreflightMode mode,
+                      Preflight& out) {
+  bool exists = false;
+  if (auto failed = table.ensure(target, mode == PreflightMode::Run, exists))
+    out.problems.push_back("sink.database: cannot create the " + what + " " + table.label() + ": " + failed->message +
+                           "; grant CREATE on it to sink.database.user, or create it:\n  " + table.create_statement());
+  else if (!exists)
+    out.warnings.push_back("created at start: the " + what + " " + table.label());
+}
+
 // A database sink: the target holds the state (its position table, created when missing), so no state
 // file is read or written.
 void check_database_sink(const Config& config, PreflightMode mode, Preflight& out) {
@@ -95,38 +108,17 @@ void check_database_sink(const Config& config, PreflightMode mode, Preflight& ou
       out.state = PersistedState{config.name, config.source.type, applied->position, applied->extensions};
     }
   }
-  if (!unreachable && config.source.type == "kafka") {
-    const dbsink::KafkaOffsetsTable offsets(config.sink.database, kafka_group_id(config));
-    bool exists = false;
-    if (auto failed = offsets.ensure(*target, mode == PreflightMode::Run, exists))
-      out.problems.push_back("sink.database: cannot create the offsets table " + offsets.label() + ": " + failed->message +
-                             "; grant CREATE on it to sink.database.user, or create it:\n  " + offsets.create_statement());
-    else if (!exists)
-      out.warnings.push_back("created at start: the offsets table " + offsets.label());
-  }
+  if (!unreachable && config.source.type == "kafka")
+    ensure_own_table(dbsink::KafkaOffsetsTable(config.sink.database, kafka_group_id(config)), "offsets table", *target,
+                     mode, out);
   const auto& mappings = config.sink.database.tables;
   const bool id_map_needed = std::any_of(mappings.begin(), mappings.end(),
                                          [](const TableMapping& m) { return m.generated_key || !m.references.empty(); });
-  if (!unreachable && id_map_needed) {
-    const dbsink::IdMapTable id_map(config.sink.database, config.name);
-    bool exists = false;
-    if (auto failed = id_map.ensure(*target, mode == PreflightMode::Run, exists))
-      out.problems.push_back("sink.database: cannot create the id map table " + id_map.label() + ": " + failed->message +
-                             "; grant CREATE on it to sink.database.user, or create it:\n  " + id_map.create_statement());
-    else if (!exists)
-      out.warnings.push_back("created at start: the id map table " + id_map.label());
-  }
+  if (!unreachable && id_map_needed)
+    ensure_own_table(dbsink::IdMapTable(config.sink.database, config.name), "id map table", *target, mode, out);
   const bool versioned = std::any_of(mappings.begin(), mappings.end(), [](const TableMapping& m) { return !m.version.empty(); });
-  if (!unreachable && (versioned || config.two_way.loses())) {
-    const dbsink::ConflictLog conflicts(config.sink.database, config.name);
-    bool exists = false;
-    if (auto failed = conflicts.ensure(*target, mode == PreflightMode::Run, exists))
-      out.problems.push_back("sink.database: cannot create the conflict table " + conflicts.label() + ": " +
-                             failed->message + "; grant CREATE on it to sink.database.user, or create it:\n  " +
-                             conflicts.create_statement());
-    else if (!exists)
-      out.warnings.push_back("created at start: the conflict table " + conflicts.label());
-  }
+  if (!unreachable && (versioned || config.two_way.loses()))
+    ensure_own_table(dbsink::ConflictLog(config.sink.database, config.name), "conflict table", *target, mode, out);
   if (!unreachable && !mappings.empty()) check_mappings(config, *target, out);
   if (!unreachable && config.two_way.enabled()) {
     const bool pg = target->dialect() == dbsink::Dialect::Postgres;

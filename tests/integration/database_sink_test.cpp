@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -92,22 +93,25 @@ bool kill_mid_snapshot(Database& source, Database& target) {
   return true;
 }
 
-// Waits (90 s at most) until the target equals the source; reports the first difference otherwise.
-void expect_target_equals_source(Database& source, Database& target, const std::string& table) {
+// Waits (`within` at most) until the target equals the source; reports the first difference otherwise, with
+// `logs` (the source daemon's log by default). The number of rows.
+size_t expect_target_equals_source(Database& source, Database& target, const std::string& table,
+                                   std::chrono::seconds within = 90s, const std::function<std::string()>& logs = {}) {
   std::vector<std::string> expected;
   std::vector<std::string> actual;
   const bool equal = wait_until([&] {
     expected = rows_of(source, table);
     actual = rows_of(target, table);
     return expected == actual;
-  }, 90s);
-  if (equal) return;
+  }, within);
+  if (equal) return actual.size();
   size_t i = 0;
   while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
   ADD_FAILURE() << "the target never caught up with the source: " << expected.size() << " source rows, "
                 << actual.size() << " target rows; first difference at row " << i << ": source "
                 << (i < expected.size() ? expected[i] : "(none)") << ", target " << (i < actual.size() ? actual[i] : "(none)")
-                << "\n" << source.daemon().stderr_text();
+                << "\n" << (logs ? logs() : source.daemon().stderr_text());
+  return actual.size();
 }
 
 struct ApplyCase {
@@ -716,16 +720,7 @@ TEST_P(DatabaseApplyFromKafka, TheTopicAppliedToTheTargetEqualsTheSource) {
   writers.stop();
   ASSERT_GT(writers.operations(), 300u) << "the writers barely ran: the test would prove little";
 
-  std::vector<std::string> expected, actual;
-  const bool equal = wait_until([&] {
-    expected = rows_of(*source, table);
-    actual = rows_of(*target, table);
-    return expected == actual;
-  }, 120s);
-  size_t i = 0;
-  while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
-  EXPECT_TRUE(equal) << expected.size() << " source rows, " << actual.size() << " target rows; first difference at " << i
-                     << "\n" << applier.stderr_text();
+  const size_t applied_rows = expect_target_equals_source(*source, *target, table, 120s, [&] { return applier.stderr_text(); });
   // The restart went on from the offsets the target holds (in the same transactions as the rows).
   const std::string applied = applied_offsets(*target, applier.name());
   EXPECT_NE(applied.find(source->topic() + "/0 at "), std::string::npos) << applied;
@@ -733,7 +728,7 @@ TEST_P(DatabaseApplyFromKafka, TheTopicAppliedToTheTargetEqualsTheSource) {
                                       "' AND partition_id = 0").at(0)),
             rows);
   std::cout << param.source << " -> kafka -> " << param.target << ": " << writers.operations() << " writes, "
-            << actual.size() << " rows, applied up to " << applied << "\n";
+            << applied_rows << " rows, applied up to " << applied << "\n";
   EXPECT_EQ(applier.stop(SIGTERM), 0) << applier.stderr_text();
   EXPECT_EQ(source->daemon().stop(SIGTERM), 0) << source->daemon().stderr_text();
   target->exec("DROP TABLE " + table);
@@ -850,20 +845,11 @@ TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFe
   const std::string stalled = second.stderr_text();
   const std::optional<int> fenced_exit = second.process().wait_for_exit(0ms);
   if (fenced_exit) second.start();
-  std::vector<std::string> expected, actual;
-  const bool equal = wait_until([&] {
-    expected = rows_of(*source, table);
-    actual = rows_of(*target, table);
-    return expected == actual;
-  }, 120s);
-  size_t i = 0;
-  while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
-  EXPECT_TRUE(equal) << expected.size() << " source rows, " << actual.size() << " target rows; first difference at " << i
-                     << "\n" << first.stderr_text() << "\n" << second.stderr_text();
+  const size_t applied_rows = expect_target_equals_source(*source, *target, table, 120s, logs);
   EXPECT_TRUE(stalled.find("kafka source: lost ") != std::string::npos ||
               (stalled.find("took over a partition") != std::string::npos && fenced_exit == 2))
       << stalled;
-  std::cout << "two members: " << writers.operations() << " writes, " << actual.size() << " rows; offsets "
+  std::cout << "two members: " << writers.operations() << " writes, " << applied_rows << " rows; offsets "
             << applied_offsets(*target, group) << "; the stalled member "
             << (stalled.find("took over a partition") != std::string::npos ? "was fenced" : "let its partitions go") << "\n";
   EXPECT_EQ(first.stop(SIGTERM), 0) << first.stderr_text();

@@ -254,32 +254,39 @@ std::vector<Case> postgres_cases() {
   };
 }
 
+// A table with a column c<i> of every case's type (dropped at the end), and those types as the catalog
+// spells them: what the sink will pass.
+struct CaseTable {
+  CaseTable(PgSession& session, const std::vector<Case>& cases) : pg(session), table(unique_table()), types(cases.size()) {
+    std::string ddl = "CREATE TABLE public." + table + " (id integer PRIMARY KEY";
+    for (size_t i = 0; i < cases.size(); ++i) ddl += ", c" + std::to_string(i) + " " + cases[i].type;
+    pg.exec(ddl + ")");
+    for (const auto& row : pg.rows("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
+                                   "'public." + table + "'::regclass AND attnum > 1 AND NOT attisdropped"))
+      types.at(std::stoul(row[0]->substr(1))) = *row[1];
+  }
+  ~CaseTable() {
+    try {
+      pg.exec("DROP TABLE IF EXISTS public." + table);
+    } catch (...) {
+    }
+  }
+  CaseTable(const CaseTable&) = delete;
+  CaseTable& operator=(const CaseTable&) = delete;
+
+  PgSession& pg;
+  std::string table;
+  std::vector<std::string> types;
+};
+
 TEST(SqlValuesRoundTrip, Postgres) {
   const PgTarget target = real_postgres(true);
   if (target.port.empty()) return;
   PgSession pg(target);
   const std::vector<Case> cases = postgres_cases();
-  const std::string table = unique_table();
-  std::string ddl = "CREATE TABLE public." + table + " (id integer PRIMARY KEY";
-  for (size_t i = 0; i < cases.size(); ++i) ddl += ", c" + std::to_string(i) + " " + cases[i].type;
-  pg.exec(ddl + ")");
-  struct Drop {
-    PgSession& pg;
-    std::string table;
-    ~Drop() {
-      try {
-        pg.exec("DROP TABLE IF EXISTS public." + table);
-      } catch (...) {
-      }
-    }
-  } drop{pg, table};
-
-  // The target types as the catalog spells them: what the sink will pass.
-  std::vector<std::string> types(cases.size());
-  for (const auto& row : pg.rows("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
-                                 "'public." + table + "'::regclass AND attnum > 1 AND NOT attisdropped")) {
-    types.at(std::stoul(row[0]->substr(1))) = *row[1];
-  }
+  const CaseTable case_table(pg, cases);
+  const std::string& table = case_table.table;
+  const std::vector<std::string>& types = case_table.types;
 
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
@@ -312,25 +319,9 @@ TEST(SqlValuesRoundTrip, PostgresCopy) {
   if (target.port.empty()) return;
   PgSession pg(target);
   const std::vector<Case> cases = postgres_cases();
-  const std::string table = unique_table();
-  std::string ddl = "CREATE TABLE public." + table + " (id integer PRIMARY KEY";
-  for (size_t i = 0; i < cases.size(); ++i) ddl += ", c" + std::to_string(i) + " " + cases[i].type;
-  pg.exec(ddl + ")");
-  struct Drop {
-    PgSession& pg;
-    std::string table;
-    ~Drop() {
-      try {
-        pg.exec("DROP TABLE IF EXISTS public." + table);
-      } catch (...) {
-      }
-    }
-  } drop{pg, table};
-  std::vector<std::string> types(cases.size());
-  for (const auto& row : pg.rows("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
-                                 "'public." + table + "'::regclass AND attnum > 1 AND NOT attisdropped")) {
-    types.at(std::stoul(row[0]->substr(1))) = *row[1];
-  }
+  const CaseTable case_table(pg, cases);
+  const std::string& table = case_table.table;
+  const std::vector<std::string>& types = case_table.types;
 
   size_t copied = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
