@@ -134,7 +134,7 @@ struct TableMapping {
 };
 
 // A database sink: the target server (its type is sink.type) and how changes are applied there
-// (docs/database-sink.md).
+// (docs/apply.md).
 struct DatabaseSinkConfig : DatabaseEndpoint {
   DatabaseSinkConfig() { settings = "sink.database"; }
   std::string schema;                // PostgreSQL: the schema of the target tables
@@ -164,7 +164,7 @@ struct QueueConfig {
   int64_t max_bytes = 0;
 };
 
-// Two pipelines in opposite directions between two databases (docs/database-sink.md, Two-way sync).
+// Two pipelines in opposite directions between two databases (docs/apply.md, Two-way sync).
 struct TwoWayConfig {
   std::string peer;          // the pipeline applying changes into this one's source database; empty: one way
   std::string marker_table;  // in both databases: each sink marks its transactions there

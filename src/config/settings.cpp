@@ -528,7 +528,7 @@ std::vector<Setting> build_table() {
       .byDefault(0).validate(in_range(0, 65535)),
     property<std::string>("sink.database.user", [](Config& c) -> auto& { return c.sink.database.user; },
       "Target database user: needs SELECT, INSERT, UPDATE, DELETE on the target tables, and CREATE for the position "
-      "table the first time (docs/database-sink.md).").byDefault(""),
+      "table the first time (docs/apply.md).").byDefault(""),
     property<std::string>("sink.database.password", [](Config& c) -> auto& { return c.sink.database.password; },
       "Target database password; use ${ENV_VAR} to keep it out of the file.").byDefault("").secret(),
     property<std::string>("sink.database.database", [](Config& c) -> auto& { return c.sink.database.database; },
@@ -580,7 +580,7 @@ std::vector<Setting> build_table() {
       "references (target column: the mapped source table whose key it holds, translated through the id map) and "
       "version (a written target column, a version number or updated_at: a row overwrites the target's only when "
       "newer, and updates never recreate deleted rows; the conflict policy of two-way sync). Tables not listed go to the target table of the same name, column by column. Checked against both databases at "
-      "start (docs/database-sink.md).")
+      "start (docs/apply.md).")
       .byDefault({}),
     property<int64_t>("sink.database.retry_max_ms", [](Config& c) -> auto& { return c.sink.database.retry_max_ms; },
       "How long a lost or refused target connection is retried, with backoff, before the daemon stops with status 2; "
@@ -676,7 +676,7 @@ std::vector<Setting> build_table() {
     property<std::string>("two_way.peer", [](Config& c) -> auto& { return c.two_way.peer; },
       "Two-way sync: the name of the pipeline that applies changes into this pipeline's source database (the one "
       "running the other way). This pipeline's database sink then marks every transaction it applies, and its source "
-      "drops every transaction the peer marked, so no change comes back (docs/database-sink.md). Empty: one way.")
+      "drops every transaction the peer marked, so no change comes back (docs/apply.md). Empty: one way.")
       .byDefault("").validate(logical_name_or_empty),
     property<std::string>("two_way.marker_table", [](Config& c) -> auto& { return c.two_way.marker_table; },
       "Two-way sync: the table, in both databases, in which each database sink marks the transactions it applies "
