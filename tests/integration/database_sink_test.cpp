@@ -789,9 +789,12 @@ TEST(DatabaseApplyFromKafkaTopics, PartitionsAddedWhileItRunsAreRead) {
 // them go), the first one is killed (-9) and its partitions move to the second, it comes back, and then the
 // second one is stopped (SIGSTOP) until its session expires and continued: its records of the partitions it
 // lost are fenced by the new owner's claim, never applied twice. Afterwards the target equals the source.
-TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFenced) {
-  auto source = make_database("mariadb");
-  auto target = make_database("postgres");
+class DatabaseApplyFromKafkaGroup : public testing::TestWithParam<ApplyCase> {};
+
+TEST_P(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFenced) {
+  const ApplyCase param = GetParam();
+  auto source = make_database(param.source);
+  auto target = make_database(param.target);
   const int64_t rows = table_rows() / 4;
   const std::string table = source->table();
   source->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() +
@@ -801,7 +804,7 @@ TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFe
   add_partitions(source->bootstrap(), source->topic(), 4);  // before any record: a key stays in its partition
   target->exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT)");
   ASSERT_TRUE(source->start()) << source->daemon().stderr_text();
-  ConcurrentWriters writers([&] { return source->session(); }, table, 4, 31, rows);
+  ConcurrentWriters writers([&] { return source->session(); }, table, 4, param.seed, rows);
 
   const std::string group = unique_name("applygroup");
   const std::string source_yaml = "source:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + source->bootstrap() +
@@ -809,11 +812,12 @@ TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFe
                                   "\n    properties:\n      session.timeout.ms: \"6000\"\n      heartbeat.interval.ms: \"500\"\n";
   DaemonRunner first(source->bootstrap(), GeneratorSettings{});
   DaemonRunner second(source->bootstrap(), GeneratorSettings{});
-  first.write_config(sink_yaml("postgres"), "info", source_yaml);
-  second.write_config(sink_yaml("postgres"), "info", source_yaml);
+  first.write_config(sink_yaml(param.target), "info", source_yaml);
+  second.write_config(sink_yaml(param.target), "info", source_yaml);
   // How many processes own the topic's partitions, as the target's offsets table says (owner: member#claim).
   const auto owners = [&] {
-    return std::stoi(target->column("SELECT count(DISTINCT split_part(owner, '#', 1)) FROM tidemark_apply_offsets WHERE "
+    const std::string member = target->kind() == "postgres" ? "split_part(owner, '#', 1)" : "SUBSTRING_INDEX(owner, '#', 1)";
+    return std::stoi(target->column("SELECT count(DISTINCT " + member + ") FROM tidemark_apply_offsets WHERE "
                                     "consumer_group = '" + group + "'").at(0));
   };
   const auto logs = [&] { return first.stderr_text() + "\n" + second.stderr_text(); };
@@ -857,6 +861,10 @@ TEST(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIsFe
   EXPECT_EQ(source->daemon().stop(SIGTERM), 0) << source->daemon().stderr_text();
   target->exec("DROP TABLE " + table);
 }
+
+INSTANTIATE_TEST_SUITE_P(Databases, DatabaseApplyFromKafkaGroup,
+                         testing::Values(ApplyCase{"mariadb", "postgres", 31, true}, ApplyCase{"postgres", "mariadb", 32, true}),
+                         case_name);
 
 class DatabaseApplyRefused : public testing::TestWithParam<ApplyCase> {};
 
