@@ -20,6 +20,10 @@ constexpr size_t kRunBytes = 256 << 10;
 // COPY's rows are streamed, not one statement: a run takes a whole target transaction's snapshot rows.
 constexpr size_t kCopyRunBytes = 16 << 20;
 constexpr int kMaxConflictRetries = 50;
+// A direct COPY runs under it (DatabaseSink::Part).
+constexpr std::string_view kCopySavepoint = "tidemark_copy";
+// After a direct COPY met rows that were already there, this many of its table's runs go the long way.
+constexpr int kDirectSkipsAfterDuplicate = 16;
 // A position with no change to apply (the source's other transactions, heartbeats) is committed on its own
 // at most this often: otherwise every unrelated source transaction would become a target transaction, and
 // two pipelines answering each other's would never stop.
@@ -524,13 +528,27 @@ void DatabaseSink::close_run() {
   if (run_ == Run::None) return;
   const TablePlan& plan = *run_plan_;
   if (run_ == Run::Copy) {
-    // The statements gathered so far go first, then the COPY; the upsert from the temporary table follows.
-    std::string sql = std::move(script_);
-    if (!copied_.insert(plan.copy_table).second) sql += "TRUNCATE " + plan.copy_table + ";\n";
-    sql += plan.copy_open;
-    unsent_bytes_ += sql.size() + run_rows_.size();
-    unsent_.push_back(Part{std::move(sql), std::move(run_rows_), true});
-    script_ = plan.copy_apply + ";\n";
+    // The statements gathered so far go first, then the COPY.
+    Part part;
+    part.sql = std::move(script_);
+    part.copy_rows = std::move(run_rows_);
+    part.copy = true;
+    script_.clear();
+    if (int& skips = direct_skips_[plan.copy_table]; skips > 0) {
+      --skips;
+      part.sql += plan.copy_open;
+      script_ = plan.copy_apply + ";\n";
+    } else {
+      part.sql += "SAVEPOINT " + std::string(kCopySavepoint) + ";\n";
+      part.direct_at = part.sql.size();
+      part.sql += plan.copy_direct;
+      part.temp_table = plan.copy_table;
+      part.temp_open = plan.copy_open;
+      part.temp_apply = plan.copy_apply;
+      script_ = "RELEASE SAVEPOINT " + std::string(kCopySavepoint) + ";\n";
+    }
+    unsent_bytes_ += part.sql.size() + part.copy_rows.size();
+    unsent_.push_back(std::move(part));
   } else if (run_ == Run::Upsert) {
     if (!plan.leave_head.empty()) script_ += plan.leave_head + run_rows_ + plan.leave_tail + ";\n";
     script_ += plan.insert_head + run_rows_ + plan.insert_tail + ";\n";
@@ -692,7 +710,6 @@ bool DatabaseSink::commit() {
   }
   pending_.clear();
   changes_ = 0;
-  copied_.clear();
   last_commit_ = Clock::now();
   if (may_conflict_) report_conflicts();
   may_conflict_ = false;
@@ -784,7 +801,7 @@ bool DatabaseSink::send(std::string part, bool final) {
   std::vector<Part> parts = std::move(unsent_);
   unsent_.clear();
   unsent_bytes_ = 0;
-  parts.push_back(Part{std::move(part), {}, false});
+  parts.emplace_back().sql = std::move(part);
   for (size_t i = 0; i < parts.size(); ++i) {
     std::optional<TargetError> error = run_part(parts[i], !open_);
     if (error) {
@@ -799,22 +816,40 @@ bool DatabaseSink::send(std::string part, bool final) {
   return true;
 }
 
-std::optional<TargetError> DatabaseSink::run_part(const Part& part, bool begin) {
+std::optional<TargetError> DatabaseSink::run_part(Part& part, bool begin) {
   std::string opened;
   if (begin) opened = begin_ + part.sql;
   const std::string& sql = begin ? opened : part.sql;
-  if (part.copy) return target_->copy_in(sql, part.copy_rows);
+  if (part.copy) return run_copy(sql, part);
   if (sql.empty()) return std::nullopt;
   return target_->execute(sql);
+}
+
+std::optional<TargetError> DatabaseSink::run_copy(const std::string& script, Part& part) {
+  std::optional<TargetError> failed = target_->copy_in(script, part.copy_rows);
+  // Some of the rows are there already (the log inserted them, or this is a replay): back to before the
+  // COPY, and all of them through the temporary table and the upsert. A replay of the part goes that way too.
+  // (A duplicate in the statements before the savepoint leaves none to roll back to: that error stands.)
+  if (failed && failed->duplicate_key && part.direct_at != std::string::npos &&
+      !target_->execute("ROLLBACK TO SAVEPOINT " + std::string(kCopySavepoint))) {
+    spdlog::debug("snapshot rows for {} were partly there already; loading them by upsert", part.temp_table);
+    direct_skips_[part.temp_table] = kDirectSkipsAfterDuplicate;
+    part.sql.replace(part.direct_at, std::string::npos, part.temp_open);
+    part.after = std::move(part.temp_apply);
+    part.direct_at = std::string::npos;
+    failed = target_->copy_in(part.temp_open, part.copy_rows);
+  }
+  if (!failed && !part.after.empty()) failed = target_->execute(part.after);
+  return failed;
 }
 
 std::optional<TargetError> DatabaseSink::replay() {
   // Statements before a COPY go in its round trip.
   std::string sql = begin_;
-  for (const Part& part : sent_) {
+  for (Part& part : sent_) {
     sql += part.sql;
     if (!part.copy) continue;
-    if (auto failed = target_->copy_in(sql, part.copy_rows)) return failed;
+    if (auto failed = run_copy(sql, part)) return failed;
     sql.clear();
   }
   if (sql.empty()) return std::nullopt;
@@ -926,7 +961,6 @@ void DatabaseSink::rollback_quietly() {
   sent_.clear();
   unsent_.clear();
   unsent_bytes_ = 0;
-  copied_.clear();
   script_.clear();
   may_conflict_ = false;
   run_ = Run::None;

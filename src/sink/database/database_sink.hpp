@@ -73,6 +73,14 @@ class DatabaseSink final : public ChangeSink {
     std::string sql;
     std::string copy_rows;
     bool copy = false;
+    // A COPY straight into the target table, from sql[direct_at] on, under the savepoint before it. If some
+    // of its rows exist (a duplicate key), it is rolled back and they load by `temp_open` then `temp_apply`
+    // (TablePlan::copy_open, copy_apply), which become the part's own.
+    size_t direct_at = std::string::npos;
+    std::string temp_table;
+    std::string temp_open;
+    std::string temp_apply;
+    std::string after;  // the fallback's upsert, once its rows are in
   };
   enum class CopyRow { Rendered, NotCopyable, Failed };
 
@@ -131,7 +139,9 @@ class DatabaseSink final : public ChangeSink {
   // Sends `chunk` (a part of the open transaction, or its end when `final`), retrying as the header says.
   bool send(std::string chunk, bool final);
   // Runs a part, opening the target transaction first when `begin`.
-  std::optional<TargetError> run_part(const Part& part, bool begin);
+  std::optional<TargetError> run_part(Part& part, bool begin);
+  // The COPY of `part`, `script` being its statements (and whatever must run before them).
+  std::optional<TargetError> run_copy(const std::string& script, Part& part);
   // Runs the open transaction's parts again, from its BEGIN.
   std::optional<TargetError> replay();
   bool recover(TargetError error, bool final);
@@ -165,7 +175,9 @@ class DatabaseSink final : public ChangeSink {
   std::vector<Part> unsent_;           // closed COPY runs, to be sent before script_
   size_t unsent_bytes_ = 0;
   std::vector<Part> sent_;             // the parts of the open transaction already run (for a replay)
-  std::unordered_set<std::string> copied_;  // temporary tables that got rows in the open transaction
+  // Temporary tables whose rows last went the long way (a duplicate key): the next runs of theirs skip the
+  // direct COPY, so a snapshot of rows that are already there does not pay for two loads of each run.
+  std::unordered_map<std::string, int> direct_skips_;
   size_t copy_tables_ = 0;             // temporary tables named so far (each plan its own)
   bool open_ = false;                  // BEGIN has been sent
   std::vector<Ticket> pending_;        // the tickets it covers

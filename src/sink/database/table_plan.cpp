@@ -428,10 +428,11 @@ void plan_copy(TablePlan& plan, Dialect dialect, const std::string& temp_table) 
   for (size_t i = 0; i < plan.values.size(); ++i) names += (i ? ", " : "") + plan.values[i].name;
   plan.copy_table = "pg_temp." + temp_table;
   // The target's own column types (typmods and domains too), so COPY reads each field as the upsert would.
-  // ON COMMIT DELETE ROWS: every target transaction starts with it empty.
+  // ON COMMIT DELETE ROWS: every target transaction starts with it empty; TRUNCATE for a second load in one.
+  plan.copy_direct = "COPY " + plan.target + " (" + names + ") FROM STDIN";
   plan.copy_open = "CREATE TEMPORARY TABLE IF NOT EXISTS " + plan.copy_table + " ON COMMIT DELETE ROWS AS SELECT " +
-                   names + " FROM " + plan.target + " WITH NO DATA;\nCOPY " + plan.copy_table + " (" + names +
-                   ") FROM STDIN";
+                   names + " FROM " + plan.target + " WITH NO DATA;\nTRUNCATE " + plan.copy_table + ";\nCOPY " +
+                   plan.copy_table + " (" + names + ") FROM STDIN";
   plan.copy_apply = "INSERT INTO " + plan.target + " (" + names + ") SELECT " + names + " FROM " + plan.copy_table +
                     plan.upsert_tail;
 }

@@ -80,11 +80,13 @@ struct TablePlan {
   // upsert does nothing on a duplicate key), and updates and deletes apply only where the target row still
   // holds the source row's old values (DatabaseSink).
   bool keep_changed = false;
-  // PostgreSQL snapshot rows of a plain plan (no computed, filtered, generated or translated values) may
-  // load by COPY into a temporary table and one INSERT ... SELECT with the upsert's tail (plan_copy):
-  std::string copy_table;  // the temporary table; empty: no COPY
-  std::string copy_open;   // creates it when missing, then COPY ... FROM STDIN
-  std::string copy_apply;  // INSERT INTO t (a, b) SELECT a, b FROM <temporary table> ON CONFLICT ...
+  // PostgreSQL snapshot rows of a plain plan (no computed, filtered, generated or translated values) load
+  // by COPY (plan_copy): straight into the target table, since they are mostly new; where some exist, into
+  // a temporary table and one INSERT ... SELECT with the upsert's tail.
+  std::string copy_table;   // the temporary table; empty: no COPY
+  std::string copy_direct;  // COPY t (a, b) FROM STDIN
+  std::string copy_open;    // creates the temporary table when missing, empties it, then COPY ... FROM STDIN
+  std::string copy_apply;   // INSERT INTO t (a, b) SELECT a, b FROM <temporary table> ON CONFLICT ...
 };
 
 struct PlanResult {

@@ -107,7 +107,8 @@ class PostgresTarget final : public TargetConnection {
     if (lost) return {TargetErrorKind::Connection, conn_->last_error()};
     // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available.
     if (state == "40001" || state == "40P01" || state == "55P03") return {TargetErrorKind::Conflict, conn_->last_error()};
-    return {TargetErrorKind::Fatal, conn_->last_error() + (state.empty() ? "" : " (SQLSTATE " + state + ")")};
+    return {TargetErrorKind::Fatal, conn_->last_error() + (state.empty() ? "" : " (SQLSTATE " + state + ")"),
+            state == "23505"};
   }
 
   const DatabaseEndpoint& config_;

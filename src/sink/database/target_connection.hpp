@@ -23,6 +23,7 @@ enum class TargetErrorKind {
 struct TargetError {
   TargetErrorKind kind = TargetErrorKind::Fatal;
   std::string message;
+  bool duplicate_key = false;  // a unique key the rows would have duplicated (PostgreSQL 23505)
 };
 
 // A column of a target table as the target's catalog describes it.
