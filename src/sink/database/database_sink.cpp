@@ -68,7 +68,8 @@ DatabaseSink::DatabaseSink(const Config& config, PositionTracker& tracker, std::
       positions_(config.sink.database, config.name),
       id_map_(config.sink.database, config.name),
       conflicts_(config.sink.database, config.name),
-      extensions_(std::move(extensions)) {
+      extensions_(std::move(extensions)),
+      key_text_(target_->dialect(), target_->dialect() == Dialect::Postgres ? "text" : "longtext") {
   const bool pg = target_->dialect() == Dialect::Postgres;
   begin_ = pg ? "BEGIN;\n" : "START TRANSACTION;\n";
   if (config.source.type == "kafka") offsets_.emplace(settings_, kafka_group_id(config));
@@ -301,12 +302,12 @@ bool DatabaseSink::apply_event(const ChangeEvent& event) {
   return true;
 }
 
-bool DatabaseSink::append_value(std::string& out, size_t column, const std::string& type, const ChangeEvent& event,
+bool DatabaseSink::append_value(std::string& out, size_t column, const LiteralType& type, const ChangeEvent& event,
                                 const Row& row, const TablePlan& plan) {
   const TableSchema& table = *event.table;
   const ColumnInfo* info = column < table.column_info.size() ? &table.column_info[column] : nullptr;
   const Value& value = column < row.size() ? row[column] : Value(Null{});
-  if (auto error = append_sql_literal(out, target_->dialect(), value, info, type)) {
+  if (auto error = append_sql_literal(out, value, info, type)) {
     fail("cannot apply a " + std::string(op_name(event.op)) + " of " + table.id.to_string() + " to " + plan.label +
          ": column " + table.columns[column] + ": " + *error);
     return false;
@@ -325,7 +326,7 @@ bool DatabaseSink::append_template(std::string& out, const SqlTemplate& sql, con
     // PostgreSQL reads a quoted literal as whatever the operator next to it wants: typed, it means the value.
     const bool pg = target_->dialect() == Dialect::Postgres;
     if (pg) out += "CAST(";
-    if (!append_value(out, column, type, event, row, plan)) return false;
+    if (!append_value(out, column, LiteralType(target_->dialect(), type), event, row, plan)) return false;
     if (pg) out += " AS " + type + ")";
   }
   return true;
@@ -335,10 +336,9 @@ bool DatabaseSink::append_copied(std::string& out, const TargetValue& value, con
                                  const TablePlan& plan) {
   const size_t column = *value.source;
   if (value.reference.empty() || (column < row.size() && std::holds_alternative<Null>(row[column].v)))
-    return append_value(out, column, value.type, event, row, plan);
+    return append_value(out, column, value.literal, event, row, plan);
   std::string key;
-  if (!append_value(key, column, target_->dialect() == Dialect::Postgres ? "text" : "longtext", event, row, plan))
-    return false;
+  if (!append_value(key, column, key_text_, event, row, plan)) return false;
   out += id_map_.lookup(target_->quote(value.reference), key, value.type);
   return true;
 }
@@ -354,7 +354,7 @@ bool DatabaseSink::append_source_key(std::string& out, const TablePlan& plan, co
            event.table->columns[column] + " in its image; log the key (REPLICA IDENTITY, binlog_row_image)");
       return false;
     }
-    if (!append_value(out, column, pg ? "text" : "longtext", event, row, plan)) return false;
+    if (!append_value(out, column, key_text_, event, row, plan)) return false;
   }
   if (plan.key.size() > 1) out += ')';
   return true;
@@ -508,7 +508,8 @@ bool DatabaseSink::append_row(std::string& out, const TablePlan& plan, const Cha
   out += pg ? "(" : "SELECT ";
   for (size_t c = 0; c < plan.carried.size(); ++c) {
     if (c) out += ", ";
-    const TargetValue carried{"", plan.carried_types[c], plan.carried[c], {}, plan.carried_references[c]};
+    const TargetValue carried{"", plan.carried_types[c], plan.carried[c], {}, plan.carried_references[c],
+                              LiteralType(target_->dialect(), plan.carried_types[c])};
     if (!append_copied(out, carried, event, row, plan)) return false;
     out += pg ? "::" + plan.carried_types[c] : " AS " + plan.carried_names[c];
   }
@@ -598,9 +599,9 @@ DatabaseSink::CopyRow DatabaseSink::append_copy_row(std::string& out, const Tabl
   for (size_t w = 0; w < plan.values.size(); ++w) {
     const TargetValue& v = plan.values[w];
     literal_.clear();
-    if (!append_value(literal_, *v.source, v.type, event, row, plan)) return CopyRow::Failed;
+    if (!append_value(literal_, *v.source, v.literal, event, row, plan)) return CopyRow::Failed;
     if (w) out += '\t';
-    if (!append_copy_field(out, literal_, v.type)) return CopyRow::NotCopyable;
+    if (!append_copy_field(out, literal_, v.literal)) return CopyRow::NotCopyable;
   }
   out += '\n';
   return CopyRow::Rendered;

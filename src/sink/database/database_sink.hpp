@@ -114,7 +114,7 @@ class DatabaseSink final : public ChangeSink {
   // One row of an upsert: the written values, or the derived table's source values.
   bool append_row(std::string& out, const TablePlan& plan, const ChangeEvent& event, const Row& row);
   // A source column's value as a literal for a column of `type`.
-  bool append_value(std::string& out, size_t column, const std::string& type, const ChangeEvent& event, const Row& row,
+  bool append_value(std::string& out, size_t column, const LiteralType& type, const ChangeEvent& event, const Row& row,
                     const TablePlan& plan);
   // An expression with the source values in it as literals.
   bool append_template(std::string& out, const SqlTemplate& sql, const ChangeEvent& event, const Row& row,
@@ -164,6 +164,7 @@ class DatabaseSink final : public ChangeSink {
   bool may_conflict_ = false;     // the open target transaction logs conflicts
   std::string begin_;  // opens a target transaction: BEGIN, and with two_way.peer the marker's update
   nlohmann::json extensions_;
+  const LiteralType key_text_;  // a source key as text (the id map's source_key)
   PipelineMetrics* metrics_ = nullptr;
 
   std::unordered_map<TableId, TablePlan, TableIdHash> plans_;

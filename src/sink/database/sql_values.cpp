@@ -1138,11 +1138,25 @@ Error literal(std::string& out, const Ctx& c, const Value& value, Source src, Ta
 
 }  // namespace
 
+LiteralType::LiteralType(Dialect dialect, std::string_view type) : dialect_(dialect), type_(trim(type)) {
+  const Target tgt = classify(dialect, type_);
+  target_ = static_cast<uint8_t>(tgt);
+  fraction_digits_ = dbsink::fraction_digits(dialect, tgt, type_);
+  scale_ = dbsink::decimal_scale(dialect, tgt, type_);
+}
+
 std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect, const Value& value,
                                               const ColumnInfo* source, std::string_view target_type) {
-  const std::string_view type = trim(target_type);
-  const Target tgt = classify(dialect, type);
-  const Ctx c = make_ctx(dialect, type, tgt, false);
+  return append_sql_literal(out, value, source, LiteralType(dialect, target_type));
+}
+
+std::optional<std::string> append_sql_literal(std::string& out, const Value& value, const ColumnInfo* source,
+                                              const LiteralType& target_type) {
+  const std::string_view type = target_type.type();
+  const Target tgt = static_cast<Target>(target_type.target());
+  Ctx c{target_type.dialect(), type};
+  c.fraction_digits = target_type.fraction_digits();
+  c.scale = target_type.scale();
   Source src;
   if (source != nullptr) {
     src.kind = source->kind;
@@ -1163,6 +1177,10 @@ constexpr std::array<bool, 256> kCopyEscaped = [] {
 }();
 
 bool append_copy_field(std::string& out, std::string_view literal, std::string_view target_type) {
+  return append_copy_field(out, literal, LiteralType(Dialect::Postgres, target_type));
+}
+
+bool append_copy_field(std::string& out, std::string_view literal, const LiteralType& target_type) {
   if (literal == "NULL") {
     out.append("\\N");
     return true;
@@ -1186,7 +1204,7 @@ bool append_copy_field(std::string& out, std::string_view literal, std::string_v
     out.append(literal.data() + run, literal.size() - run);
     return true;
   }
-  const Target tgt = classify_postgres(trim(target_type));
+  const Target tgt = static_cast<Target>(target_type.target());
   if (literal.size() >= 3 && literal.substr(0, 2) == "B'" && literal.back() == '\'') {
     if (tgt != Target::Bits) return false;
     out.append(literal.substr(2, literal.size() - 3));

@@ -78,6 +78,7 @@
 // strict mode). A value the target type cannot hold for reasons these rules do not check (a varchar too
 // short, an integer out of the column's range, a bit(n) of another length) is refused by the server.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,11 +90,32 @@ namespace tidemark::dbsink {
 
 enum class Dialect { Postgres, MySql };
 
+// A target column's type as the literals below read it: worked out once per column, not once per value.
+class LiteralType {
+ public:
+  LiteralType() = default;
+  LiteralType(Dialect dialect, std::string_view type);
+  Dialect dialect() const { return dialect_; }
+  const std::string& type() const { return type_; }  // as given, without surrounding blanks
+  uint8_t target() const { return target_; }          // the rendering rule (sql_values.cpp's Target)
+  int fraction_digits() const { return fraction_digits_; }
+  int scale() const { return scale_; }
+
+ private:
+  Dialect dialect_ = Dialect::Postgres;
+  std::string type_;
+  uint8_t target_ = 0;
+  int fraction_digits_ = -1;
+  int scale_ = -1;
+};
+
 // Appends `value` as a SQL literal that `dialect` accepts for a column of `target_type` (see above).
 // Returns nullopt on success; otherwise an error sentence naming the value and why the target cannot hold
 // it, and `out` is left as it was.
 std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect, const Value& value,
                                               const ColumnInfo* source, std::string_view target_type);
+std::optional<std::string> append_sql_literal(std::string& out, const Value& value, const ColumnInfo* source,
+                                              const LiteralType& target_type);
 
 // `literal` (one of append_sql_literal's for a PostgreSQL column of `target_type`) as a field of COPY's text
 // format that the column's input function reads as the same value: a quoted literal's text, \N for NULL,
@@ -101,6 +123,7 @@ std::optional<std::string> append_sql_literal(std::string& out, Dialect dialect,
 // an unquoted literal the input function could read otherwise (a number into json or a date column: SQL
 // refuses it, COPY might not); such a row takes the SQL path.
 bool append_copy_field(std::string& out, std::string_view literal, std::string_view target_type);
+bool append_copy_field(std::string& out, std::string_view literal, const LiteralType& target_type);
 
 // Quotes an identifier: "name" (doubling ") for PostgreSQL, `name` (doubling `) for MySQL.
 void append_identifier(std::string& out, Dialect dialect, std::string_view name);

@@ -212,7 +212,8 @@ PlanResult plan_table(Dialect dialect, const TableSchemaPtr& source, const Table
   };
   std::vector<std::string> target_names;  // unquoted, parallel to plan.values
   const auto add_value = [&](const TargetColumn& column, std::optional<size_t> copied, SqlTemplate expression) {
-    plan.values.push_back(TargetValue{quoted(dialect, column.name), column.type, copied, std::move(expression), ""});
+    plan.values.push_back(TargetValue{quoted(dialect, column.name), column.type, copied, std::move(expression), "",
+                                      LiteralType(dialect, column.type)});
     target_names.push_back(column.name);
   };
   if (!mapping || mapping->columns.empty()) {

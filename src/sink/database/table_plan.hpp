@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "sink/database/sql_values.hpp"
 #include "sink/database/target_connection.hpp"
 #include "tidemark/change_event.hpp"
 
@@ -39,6 +40,7 @@ struct TargetValue {
   SqlTemplate expression;           // or computed from this
   std::string reference;            // the copied value is a key of this mapped source table: written translated
                                     // through the id map ("schema.table"); empty: as it is
+  LiteralType literal;              // `type`, as the value's literal is rendered for it
 };
 
 struct TablePlan {
