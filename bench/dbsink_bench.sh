@@ -43,7 +43,7 @@
 #
 # Environment: DBSINK_BENCH_ROWS (1000000), DBSINK_BENCH_TXNS (10000), DBSINK_BENCH_TXN_ROWS (100),
 # DBSINK_BENCH_BATCH (sink.database.batch_max_events; empty: the daemon's default, 5000), DBSINK_BENCH_CHUNK_SIZE
-# (snapshot.chunk_size; empty: the daemon's default for a database sink, 4096), DBSINK_BENCH_SQL_PEER (1; 0 = the
+# (snapshot.chunk_size; empty: the daemon's default for a database sink, 8192 into PostgreSQL, 4096 into MySQL), DBSINK_BENCH_SQL_PEER (1; 0 = the
 # bulk peer only), DBSINK_BENCH_ORDER (peer-first | tidemark-first), DBSINK_BENCH_PG_FSYNC (on: PostgreSQL runs
 # with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's fsync = off),
 # DBSINK_BENCH_POLL_MS (100: how often the position table is read, the timing resolution), DBSINK_BENCH_TIMEOUT_S
@@ -679,7 +679,7 @@ done
 restore_settings
 
 echo
-echo "==================== summary: $ROWS rows; streaming $((TXNS * TXN_ROWS)) changes in $TXNS transactions; batch_max_events ${BATCH:-5000 (default)}, snapshot.chunk_size ${CHUNK:-4096 (default)}; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "==================== summary: $ROWS rows; streaming $((TXNS * TXN_ROWS)) changes in $TXNS transactions; batch_max_events ${BATCH:-5000 (default)}, snapshot.chunk_size ${CHUNK:-8192 into PostgreSQL, 4096 into MariaDB (defaults)}; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$SETTINGS"
 awk -F'\t' 'BEGIN {
     printf "%-20s | %9s %9s %9s %6s %6s %7s %9s %9s | %9s %9s %9s %7s | %s\n", "", "snapshot:", "", "", "", "", "", "", "", "stream:", "", "", "", ""

@@ -177,8 +177,10 @@ struct TwoWayConfig {
 };
 
 // With a database sink, unless set: a chunk and the latency target of the backlog bound that suit target
-// transactions of thousands of rows.
+// transactions of thousands of rows. PostgreSQL loads a chunk by one COPY, whose fixed costs (the savepoint,
+// the round trips, the commit) larger chunks share out (docs/benchmarks.md).
 inline constexpr int64_t kDatabaseSinkChunkSize = 4096;
+inline constexpr int64_t kPostgresSinkChunkSize = 8192;
 inline constexpr int64_t kDatabaseSinkAckLatencyMs = 500;
 
 // DBLog snapshots beside the log (docs/snapshots.md).

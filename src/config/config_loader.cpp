@@ -294,7 +294,8 @@ class Loader {
       // A target transaction of thousands of rows takes tens of milliseconds to commit: Kafka's latency
       // target would hold a snapshot to one small chunk at a time, each waiting for the last one's commit.
       if (!set_.count("snapshot.target_ack_latency_ms")) c.snapshot.target_ack_latency_ms = kDatabaseSinkAckLatencyMs;
-      if (!set_.count("snapshot.chunk_size")) c.snapshot.chunk_size = kDatabaseSinkChunkSize;
+      if (!set_.count("snapshot.chunk_size"))
+        c.snapshot.chunk_size = c.sink.type == "postgres" ? kPostgresSinkChunkSize : kDatabaseSinkChunkSize;
     }
   }
 

@@ -718,8 +718,8 @@ std::vector<Setting> build_table() {
       "Snapshot every captured table on start: when_needed (first start, no stored position), always (every start), never.")
       .byDefault("when_needed").choices({"when_needed", "always", "never"}),
     property<int64_t>("snapshot.chunk_size", [](Config& c) -> auto& { return c.snapshot.chunk_size; },
-      "Rows per chunk SELECT (a signal may ask for another size). With a database sink (sink.type postgres or mysql) "
-      "the default is 4096.").byDefault(1024).validate(in_range(1, 1'000'000)),
+      "Rows per chunk SELECT (a signal may ask for another size). With a database sink the default is 8192 (sink.type "
+      "postgres) or 4096 (mysql).").byDefault(1024).validate(in_range(1, 1'000'000)),
     property<std::string>("snapshot.signal_table", [](Config& c) -> auto& { return c.snapshot.signal_table; },
       "Table whose inserted rows control snapshots (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot); "
       "'table' lives in schema public (postgres) or in source.database (mysql; without it, the database of the first "
