@@ -879,9 +879,12 @@ TEST_P(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIs
 
   // The stalled member learns it lost its partitions, or is fenced when it applies them (and stops, status
   // 2); either way it applies nothing of them twice. Started again if it stopped, it rejoins.
-  std::this_thread::sleep_for(3s);
+  // It learns at its next poll or its next commit, whichever comes first: wait for either.
+  wait_until([&] {
+    return second.stderr_text().find("kafka source: lost ") != std::string::npos || !second.process().running();
+  }, 60s);
+  const std::optional<int> fenced_exit = second.process().wait_for_exit(5s);
   const std::string stalled = second.stderr_text();
-  const std::optional<int> fenced_exit = second.process().wait_for_exit(0ms);
   if (fenced_exit) second.start();
   const size_t applied_rows = expect_target_equals_source(*source, *target, table, 120s, logs);
   EXPECT_TRUE(stalled.find("kafka source: lost ") != std::string::npos ||
