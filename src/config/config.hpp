@@ -107,6 +107,12 @@ struct KafkaSinkConfig {
   bool provide_transaction_metadata = false;
   std::string transaction_topic;  // empty: <topic prefix>.transaction
   std::map<std::string, std::string> properties;  // passed to librdkafka as they are
+  // Exactly-once (docs/exactly-once.md): records and the pipeline state committed in Kafka transactions.
+  bool exactly_once = false;
+  std::string transactional_id;        // empty: tidemark-<name>
+  std::string state_topic;             // empty: <topic prefix>.tidemark.state
+  int64_t transaction_interval_ms = 0;  // a Kafka transaction commits at the first source-transaction end after this
+  int64_t transaction_max_bytes = 0;    // ... or once its records reach this many bytes
 };
 
 // How one source table is written into the target (sink.database.tables): another table name, a row

@@ -158,6 +158,9 @@ class Loader {
     const bool source_known = !failed_.count("source.type");
     if (sink_known && c.sink.type == "kafka" && c.sink.kafka.bootstrap_servers.empty())
       add(mark_of("sink.kafka"), "sink.kafka.bootstrap_servers", "required when sink.type is kafka");
+    if (sink_known && c.sink.kafka.exactly_once && c.sink.type != "kafka")
+      add(value_mark("sink.kafka.exactly_once"), "sink.kafka.exactly_once",
+          "needs sink.type kafka (a database sink is exactly-once by itself: its position commits with the rows)");
     if (sink_known && (c.sink.type == "postgres" || c.sink.type == "mysql")) {
       const std::string what = "required when sink.type is " + c.sink.type;
       if (c.sink.database.user.empty()) add(mark_of("sink.database"), "sink.database.user", what);
@@ -287,6 +290,12 @@ class Loader {
     if (c.sink.kafka.topic_template.empty())
       c.sink.kafka.topic_template = describe_source(c.source).topic_template;
     if (c.state.path.empty()) c.state.path = "/var/lib/tidemark/" + c.name + ".state.json";
+    if (c.sink.kafka.transactional_id.empty()) c.sink.kafka.transactional_id = "tidemark-" + c.name;
+    if (c.sink.kafka.state_topic.empty()) c.sink.kafka.state_topic = c.sink.kafka.topic_prefix + ".tidemark.state";
+    // Records are acknowledged when their Kafka transaction commits, every transaction_interval_ms: a
+    // Kafka-latency target would hold the snapshot to one small chunk per commit.
+    if (c.sink.type == "kafka" && c.sink.kafka.exactly_once && !set_.count("snapshot.target_ack_latency_ms"))
+      c.snapshot.target_ack_latency_ms = std::max<int64_t>(kDatabaseSinkAckLatencyMs, 3 * c.sink.kafka.transaction_interval_ms);
     c.source.port = source_port(c.source);
     if (c.sink.type == "postgres" || c.sink.type == "mysql") {
       c.sink.database.type = c.sink.type;

@@ -429,6 +429,7 @@ Error kafka_properties(const std::map<std::string, std::string>& props) {
     if (key == "message.timeout.ms" || key == "delivery.timeout.ms")
       return key + " is set through sink.kafka.delivery_timeout_ms";
     if (key == "partitioner") return std::string("the partitioner is fixed to murmur2_random so that keys land where Java clients put them");
+    if (key == "transactional.id") return std::string("set transactional.id through sink.kafka.transactional_id");
   }
   return std::nullopt;
 }
@@ -660,6 +661,30 @@ std::vector<Setting> build_table() {
     property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
       "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Credentials (keys containing 'password' or 'secret', ssl.key.pem, sasl.oauthbearer.config) are never logged.")
       .byDefault({}).validate(kafka_properties),
+
+    property<bool>("sink.kafka.exactly_once", [](Config& c) -> auto& { return c.sink.kafka.exactly_once; },
+      "Exactly-once delivery (docs/exactly-once.md): records of whole source transactions are committed in Kafka "
+      "transactions together with the pipeline state (position and snapshot state) in sink.kafka.state_topic, which is "
+      "read back at start; consumers must read with isolation.level=read_committed. Only with sink.type kafka.")
+      .byDefault(false),
+    property<std::string>("sink.kafka.transactional_id", [](Config& c) -> auto& { return c.sink.kafka.transactional_id; },
+      "The producer's transactional.id with sink.kafka.exactly_once; empty: tidemark-<name>. A second instance with the "
+      "same id fences the first (its writes stop counting), so give every pipeline its own.")
+      .byDefault(""),
+    property<std::string>("sink.kafka.state_topic", [](Config& c) -> auto& { return c.sink.kafka.state_topic; },
+      "With sink.kafka.exactly_once: the compacted topic holding each pipeline's state under its name as the key; "
+      "empty: <topic prefix>.tidemark.state. Created with cleanup.policy=compact and one partition when missing.")
+      .byDefault(""),
+    property<int64_t>("sink.kafka.transaction_interval_ms", [](Config& c) -> auto& { return c.sink.kafka.transaction_interval_ms; },
+      "With sink.kafka.exactly_once: a Kafka transaction is committed at the first source-transaction end after it has "
+      "been open this long (consumers reading committed records see changes after about this much more delay).")
+      .byDefault(100).validate(in_range(1, 600000)),
+    property<int64_t>("sink.kafka.transaction_max_bytes", [](Config& c) -> auto& { return c.sink.kafka.transaction_max_bytes; },
+      "With sink.kafka.exactly_once: a Kafka transaction is committed at the first source-transaction end after its "
+      "records reach this many bytes. A single source transaction larger than this (or open longer than half of "
+      "transaction.timeout.ms) is split across Kafka transactions; the state then counts its changes already committed, "
+      "and a restart passes over exactly those.")
+      .byDefault(16 * 1024 * 1024).validate(in_range(65536, int64_t{1} << 32)),
 
     property<std::string>("state.path", [](Config& c) -> auto& { return c.state.path; },
       "File holding the committed source position (written with fsync and an atomic rename). Defaults to /var/lib/tidemark/<name>.state.json.")

@@ -10,9 +10,11 @@
 #include "sink/database/kafka_offsets.hpp"
 #include "sink/database/marker_table.hpp"
 #include "sink/database/mapping_check.hpp"
+#include "sink/exactly_once_sink.hpp"
 #include "sink/kafka_sink.hpp"
 #include "sink/record_sink.hpp"
 #include "sink/sink_factory.hpp"
+#include "sink/state_topic_reader.hpp"
 #include "snapshot/control_tables.hpp"
 #include "config/two_way_tables.hpp"
 #include "source/source_factory.hpp"
@@ -50,6 +52,69 @@ void check_sink(const Config& config, Preflight& out) {
   } catch (const std::exception& e) {
     out.problems.push_back(e.what());
   }
+}
+
+// sink.kafka.exactly_once: the state topic holds the state, read with read_committed after
+// init_transactions has fenced any earlier instance. The state file is then a cache, read only when the
+// topic has no state of this pipeline yet (a pipeline switching to exactly-once goes on where it stood).
+void check_exactly_once_sink(const Config& config, PreflightMode mode, Preflight& out) {
+  const KafkaSinkConfig& k = config.sink.kafka;
+  const std::chrono::milliseconds timeout(k.connect_timeout_ms);
+  std::unique_ptr<KafkaSink> kafka;
+  try {
+    kafka = std::make_unique<KafkaSink>(k, "tidemark-" + config.name, *out.tracker);
+  } catch (const std::exception& e) {
+    out.problems.push_back(e.what());
+    return;
+  }
+  if (auto error = kafka->check_connection(timeout)) {
+    out.problems.push_back(*error);
+    return;
+  }
+  // `check` must not fence a running instance; its read waits at most for that instance's next commit.
+  if (mode == PreflightMode::Run) {
+    if (auto error = kafka->init_transactions(timeout)) {
+      out.problems.push_back(*error);
+      return;
+    }
+  }
+  StateTopicRead read = read_state_topic(k, config.name, timeout);
+  if (!read.error.empty()) {
+    out.problems.push_back("sink.kafka.exactly_once: " + read.error);
+    return;
+  }
+  std::optional<PartialTransaction> partial;
+  if (read.state) {
+    if (read.state->source_type != config.source.type) {
+      out.problems.push_back("sink.kafka.exactly_once: the state topic " + k.state_topic + " holds a position of a " +
+                             read.state->source_type + " source for pipeline '" + config.name + "', not of a " +
+                             config.source.type + " source: give this pipeline another name, or another sink.kafka.state_topic");
+      return;
+    }
+    out.state = PersistedState{config.name, config.source.type, read.state->position, read.state->extensions};
+    partial = read.state->partial;
+  } else if (out.state) {
+    out.warnings.push_back("sink.kafka.exactly_once: the state topic " + k.state_topic +
+                           " holds no state of this pipeline yet; going on from the state file " + config.state.path);
+  }
+  if (mode == PreflightMode::Check) return;
+  out.tracker = std::make_unique<PositionTracker>(out.state ? out.state->position : std::nullopt);
+  kafka->bind_tracker(*out.tracker);
+  int64_t transaction_timeout_ms = 60000;  // librdkafka's default
+  if (const auto it = k.properties.find("transaction.timeout.ms"); it != k.properties.end())
+    transaction_timeout_ms = std::stoll(it->second);
+  ExactlyOnceOptions options{config.name,
+                             config.source.type,
+                             k.state_topic,
+                             std::chrono::milliseconds(k.transaction_interval_ms),
+                             static_cast<size_t>(k.transaction_max_bytes),
+                             std::chrono::milliseconds(transaction_timeout_ms / 2),
+                             out.state ? out.state->position : std::nullopt,
+                             out.state ? out.state->extensions : nlohmann::json::object(),
+                             partial};
+  auto sink = std::make_unique<ExactlyOnceSink>(publisher_options(config), std::move(kafka), *out.tracker, std::move(options));
+  if (auto error = sink->fatal_error()) out.problems.push_back(*error);
+  out.sink = std::move(sink);
 }
 
 // sink.database.tables against both catalogs: each mapped table captured, existing on both sides, its
@@ -289,7 +354,10 @@ Preflight run_preflight(const Config& config, PreflightMode mode) {
     check_database_sink(config, mode, out);
   } else {
     check_state(config, out);
-    check_sink(config, out);
+    if (config.sink.type == "kafka" && config.sink.kafka.exactly_once)
+      check_exactly_once_sink(config, mode, out);
+    else
+      check_sink(config, out);
   }
   const Config source_config = check_two_way_source(check_snapshots(config, mode, out), config.source.tables, mode, out);
   check_source(source_config, mode, out);

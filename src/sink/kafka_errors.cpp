@@ -62,4 +62,39 @@ std::string explain_kafka_error(rd_kafka_resp_err_t err, const std::string& topi
   }
 }
 
+TransactionErrorAction classify_transaction_error(const rd_kafka_error_t* error) {
+  if (rd_kafka_error_is_fatal(error)) return TransactionErrorAction::Fatal;  // fenced included
+  if (rd_kafka_error_txn_requires_abort(error)) return TransactionErrorAction::Abort;
+  if (rd_kafka_error_is_retriable(error)) return TransactionErrorAction::Retry;
+  return TransactionErrorAction::Fatal;
+}
+
+std::string explain_transaction_error(const rd_kafka_error_t* error, const std::string& call,
+                                      const std::string& transactional_id) {
+  const rd_kafka_resp_err_t code = rd_kafka_error_code(error);
+  const std::string what = call + " failed: " + rd_kafka_error_name(error) + " (" + rd_kafka_error_string(error) + ")";
+  switch (code) {
+    case RD_KAFKA_RESP_ERR__FENCED:
+    case RD_KAFKA_RESP_ERR_PRODUCER_FENCED:
+    case RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH:
+      return what + ": another producer with transactional.id " + transactional_id +
+             " started (a standby that took over, or a second copy of this pipeline), so this one may not write any "
+             "more; stopping. Run one active instance per sink.kafka.transactional_id.";
+    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+      return what + ": grant the principal WRITE and DESCRIBE on transactional id " + transactional_id +
+             " (kafka-acls.sh --add --operation Write --operation Describe --transactional-id " + transactional_id + ").";
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      return what + ": grant the principal IDEMPOTENT_WRITE on the cluster.";
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION:
+    case RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE:
+      return what + ": the brokers do not support transactions (Kafka 0.11 or later is needed); turn "
+             "sink.kafka.exactly_once off.";
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+      return what + ": the brokers have no transaction coordinator: the __transaction_state topic needs "
+             "transaction.state.log.replication.factor brokers (3 by default; 1 on a single-broker cluster).";
+    default:
+      return what + ".";
+  }
+}
+
 }  // namespace tidemark

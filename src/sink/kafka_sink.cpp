@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "sink/kafka_errors.hpp"
 #include "sink/kafka_topics.hpp"
@@ -15,11 +17,24 @@ namespace {
 constexpr std::chrono::milliseconds kBackpressurePoll{50};
 constexpr std::chrono::milliseconds kTopicCheckTimeout{5000};
 constexpr std::chrono::milliseconds kTopicCreationPoll{200};
+// Each transactional call waits this long at most, so that abort() is seen between calls.
+constexpr std::chrono::milliseconds kTransactionCall{5000};
+// Aborted transactions in a row (each sent again) before the sink gives up.
+constexpr int kMaxAborts = 5;
+// The ticket of the state record: its commit acknowledges the others, it has none of its own.
+constexpr Ticket kStateRecord = ~Ticket{0};
+constexpr TopicIndex kNoRecord = ~TopicIndex{0};
 
 void set_property(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
   char err[512];
   if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
     throw std::runtime_error("sink.kafka.properties: " + key + ": " + err);
+}
+
+// transaction.timeout.ms: librdkafka's default unless sink.kafka.properties sets it.
+int64_t transaction_timeout_ms(const KafkaSinkConfig& config) {
+  const auto it = config.properties.find("transaction.timeout.ms");
+  return it == config.properties.end() ? 60000 : std::stoll(it->second);
 }
 
 // The `class` label of tidemark_delivery_errors_total.
@@ -35,7 +50,7 @@ const char* error_class(KafkaErrorAction action) {
 }  // namespace
 
 KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, PositionTracker& tracker)
-    : config_(config), tracker_(tracker) {
+    : config_(config), tracker_(&tracker), transactional_(config.exactly_once) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   try {
     // Tidemark's own defaults first, so that sink.kafka.properties can override the tunable ones.
@@ -51,7 +66,14 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
     set_property(conf, "enable.idempotence", "true");
     set_property(conf, "acks", "all");
     set_property(conf, "partitioner", "murmur2_random");
-    set_property(conf, "message.timeout.ms", std::to_string(config.delivery_timeout_ms));
+    if (config.exactly_once) {
+      // A record of a transaction cannot outlive it: the transaction is aborted and sent again instead, and
+      // commits are retried up to delivery_timeout_ms.
+      set_property(conf, "transactional.id", config.transactional_id);
+      set_property(conf, "message.timeout.ms", std::to_string(transaction_timeout_ms(config)));
+    } else {
+      set_property(conf, "message.timeout.ms", std::to_string(config.delivery_timeout_ms));
+    }
   } catch (...) {
     rd_kafka_conf_destroy(conf);
     throw;
@@ -69,6 +91,12 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
 }
 
 KafkaSink::~KafkaSink() {
+  // An open transaction left behind holds read_committed consumers at its first record until the
+  // coordinator times it out; aborting it releases them now (its records come again after a restart).
+  if (transaction_open_ && !fatal_error()) {
+    if (rd_kafka_error_t* e = rd_kafka_abort_transaction(producer_, static_cast<int>(kTransactionCall.count())))
+      rd_kafka_error_destroy(e);
+  }
   for (auto* topic : topics_) rd_kafka_topic_destroy(topic);
   if (producer_) rd_kafka_destroy(producer_);
 }
@@ -182,6 +210,27 @@ TopicLookup KafkaSink::await_topic(rd_kafka_topic_t* topic, const std::string& n
 
 bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
                      Ticket ticket) {
+  if (!transactional_) return produce(topic, key, value, ticket);
+  if (!transaction_open_ && !begin_transaction()) return false;
+  records_.push_back(BufferedRecord{topic, buffer_.size(), key ? static_cast<int64_t>(key->size()) : -1,
+                                    value ? static_cast<int64_t>(value->size()) : -1, ticket});
+  if (key) buffer_.append(*key);
+  if (value) buffer_.append(*value);
+  return produce(topic, key, value, ticket);
+}
+
+void KafkaSink::pass(Ticket ticket) {
+  if (!transactional_) {
+    tracker_->acknowledge(ticket);
+    return;
+  }
+  // A position alone still waits for the transaction: the state it commits is what the position covers.
+  if (!transaction_open_ && !begin_transaction()) return;
+  records_.push_back(BufferedRecord{kNoRecord, buffer_.size(), -1, -1, ticket});
+}
+
+bool KafkaSink::produce(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
+                        Ticket ticket) {
   rd_kafka_topic_t* rkt = topics_.at(topic);
   struct WaitFlag {  // cleared on every way out of the loop (a plain load when it was never set)
     std::atomic<bool>& flag;
@@ -198,6 +247,11 @@ bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std:
                                     reinterpret_cast<void*>(static_cast<uintptr_t>(ticket)));
     if (rc == 0) return true;
     const rd_kafka_resp_err_t err = rd_kafka_last_error();
+    // A transaction in an abortable state takes no records: abort it, send its records again, go on.
+    if (transactional_ && err == RD_KAFKA_RESP_ERR__STATE && !rd_kafka_fatal_error(producer_, nullptr, 0)) {
+      if (!abort_and_resend()) return false;
+      continue;
+    }
     switch (classify_kafka_error(err)) {
       case KafkaErrorAction::Backpressure:
         waiting_for_room_ = true;
@@ -212,6 +266,155 @@ bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std:
         return false;
     }
   }
+}
+
+std::optional<std::string> KafkaSink::init_transactions(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    rd_kafka_error_t* e = rd_kafka_init_transactions(producer_, static_cast<int>(timeout.count()));
+    if (e == nullptr) return std::nullopt;
+    const bool retry = classify_transaction_error(e) == TransactionErrorAction::Retry &&
+                       std::chrono::steady_clock::now() < deadline;
+    std::string message = explain_transaction_error(e, "init_transactions", config_.transactional_id);
+    rd_kafka_error_destroy(e);
+    if (!retry)
+      return "sink.kafka.exactly_once: " + message + " (Kafka at " + config_.bootstrap_servers + ", within " +
+             std::to_string(timeout.count()) + " ms, sink.kafka.connect_timeout_ms)";
+    spdlog::warn("{}; trying again", message);
+    std::this_thread::sleep_for(kBackpressurePoll);
+  }
+}
+
+std::optional<TopicIndex> KafkaSink::resolve_state_topic(const std::string& name) {
+  rd_kafka_topic_t* topic = rd_kafka_topic_new(producer_, name.c_str(), nullptr);
+  if (topic == nullptr) {
+    set_fatal(explain_kafka_error(rd_kafka_last_error(), name, config_.bootstrap_servers));
+    return std::nullopt;
+  }
+  const TopicLookup lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
+  rd_kafka_topic_destroy(topic);
+  if (lookup.state == TopicState::Missing) {
+    // Compacted, so that it keeps each pipeline's last state however long the pipeline runs; one partition
+    // is plenty for one record per commit.
+    const TopicSpec spec{1, -1, {{"cleanup.policy", "compact"}}};
+    const auto failure = create_topic(producer_, name, spec, kTopicCheckTimeout);
+    if (failure) {
+      set_fatal("cannot create the state topic " + name + " (sink.kafka.state_topic): " + rd_kafka_err2name(failure->error) +
+                ": " + failure->message + "; create it yourself: kafka-topics.sh --bootstrap-server " +
+                config_.bootstrap_servers + " --create --topic " + name +
+                " --partitions 1 --config cleanup.policy=compact");
+      return std::nullopt;
+    }
+    spdlog::info("created the state topic {} (1 partition, cleanup.policy=compact)", name);
+  }
+  return resolve_topic(name);
+}
+
+bool KafkaSink::begin_transaction() {
+  if (rd_kafka_error_t* e = rd_kafka_begin_transaction(producer_)) {
+    set_fatal("sink.kafka.exactly_once: " + explain_transaction_error(e, "begin_transaction", config_.transactional_id));
+    rd_kafka_error_destroy(e);
+    return false;
+  }
+  transaction_open_ = true;
+  transaction_began_ = std::chrono::steady_clock::now();
+  last_delivery_error_.clear();
+  return true;
+}
+
+bool KafkaSink::on_transaction_error(rd_kafka_error_t* error, const char* call, int& aborts, bool& resend) {
+  const TransactionErrorAction action = classify_transaction_error(error);
+  std::string message = explain_transaction_error(error, call, config_.transactional_id);
+  rd_kafka_error_destroy(error);
+  if (!last_delivery_error_.empty()) message += " A record of the transaction failed: " + last_delivery_error_;
+  resend = false;
+  switch (action) {
+    case TransactionErrorAction::Retry:
+      spdlog::warn("sink.kafka.exactly_once: {}; calling it again", message);
+      return true;
+    case TransactionErrorAction::Abort:
+      if (++aborts > kMaxAborts) {
+        set_fatal("sink.kafka.exactly_once: " + message + " The transaction was aborted and sent again " +
+                  std::to_string(kMaxAborts) + " times; stopping (a restart resumes from the state topic).");
+        return false;
+      }
+      spdlog::warn("sink.kafka.exactly_once: {}; aborting the transaction and sending its {} records again", message,
+                   records_.size());
+      resend = true;
+      return true;
+    case TransactionErrorAction::Fatal:
+      set_fatal("sink.kafka.exactly_once: " + message);
+      return false;
+  }
+  return false;
+}
+
+bool KafkaSink::abort_and_resend() {
+  for (;;) {
+    if (aborted_ || failed_) return false;
+    rd_kafka_error_t* e = rd_kafka_abort_transaction(producer_, static_cast<int>(kTransactionCall.count()));
+    if (e == nullptr) break;
+    int aborts = 0;
+    bool resend = false;
+    if (!on_transaction_error(e, "abort_transaction", aborts, resend)) return false;
+  }
+  transaction_open_ = false;
+  if (!begin_transaction()) return false;
+  for (const BufferedRecord& r : records_) {
+    if (r.topic == kNoRecord) continue;
+    const char* at = buffer_.data() + r.at;
+    const std::optional<std::string_view> key =
+        r.key_size < 0 ? std::nullopt : std::optional<std::string_view>(std::string_view(at, static_cast<size_t>(r.key_size)));
+    const char* value_at = at + std::max<int64_t>(r.key_size, 0);
+    const std::optional<std::string_view> value =
+        r.value_size < 0 ? std::nullopt
+                         : std::optional<std::string_view>(std::string_view(value_at, static_cast<size_t>(r.value_size)));
+    if (!produce(r.topic, key, value, r.ticket)) return false;
+  }
+  return true;
+}
+
+bool KafkaSink::commit_transaction(TopicIndex state_topic, std::string_view state_key, std::string_view state_value) {
+  struct WaitFlag {  // waiting on Kafka, not stuck: the watchdog stays quiet
+    std::atomic<bool>& flag;
+    explicit WaitFlag(std::atomic<bool>& f) : flag(f) { flag = true; }
+    ~WaitFlag() { flag = false; }
+  } wait_flag{waiting_for_room_};
+  const auto began = std::chrono::steady_clock::now();
+  const auto give_up = config_.delivery_timeout_ms == 0 ? std::chrono::steady_clock::time_point::max()
+                                                        : began + std::chrono::milliseconds(config_.delivery_timeout_ms);
+  if (!transaction_open_ && !begin_transaction()) return false;
+  if (!produce(state_topic, state_key, state_value, kStateRecord)) return false;
+  int aborts = 0;
+  for (;;) {
+    if (aborted_ || failed_) return false;
+    rd_kafka_error_t* e = rd_kafka_commit_transaction(producer_, static_cast<int>(kTransactionCall.count()));
+    if (e == nullptr) break;
+    bool resend = false;
+    if (!on_transaction_error(e, "commit_transaction", aborts, resend)) return false;
+    if (std::chrono::steady_clock::now() > give_up) {
+      set_fatal("sink.kafka.exactly_once: a Kafka transaction could not be committed within sink.kafka.delivery_timeout_ms (" +
+                std::to_string(config_.delivery_timeout_ms) + " ms); check that the brokers are up (a restart resumes "
+                "from the state topic)");
+      return false;
+    }
+    if (resend && (!abort_and_resend() || !produce(state_topic, state_key, state_value, kStateRecord))) return false;
+  }
+  transaction_open_ = false;
+  const double latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - transaction_began_).count();
+  try {
+    for (const BufferedRecord& r : records_) {
+      if (metrics_ && r.topic != kNoRecord) metrics_->count_record_acknowledged(latency);
+      tracker_->acknowledge(r.ticket);
+    }
+  } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
+    spdlog::critical("{}", e.what());
+    std::abort();
+  }
+  records_.clear();
+  buffer_.clear();
+  if (buffer_.capacity() > (size_t{64} << 20)) buffer_.shrink_to_fit();
+  return true;
 }
 
 void KafkaSink::poll(std::chrono::milliseconds timeout) { rd_kafka_poll(producer_, static_cast<int>(timeout.count())); }
@@ -244,6 +447,13 @@ void KafkaSink::set_fatal(std::string message) {
 void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
   auto* self = static_cast<KafkaSink*>(opaque);
   const auto ticket = static_cast<Ticket>(reinterpret_cast<uintptr_t>(message->_private));
+  if (self->transactional_) {
+    // The commit decides (it fails when a record did, and the transaction is sent again): remember why.
+    if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR)
+      self->last_delivery_error_ = explain_kafka_error(message->err, message->rkt ? rd_kafka_topic_name(message->rkt) : "",
+                                                       self->config_.bootstrap_servers);
+    return;
+  }
   if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     // librdkafka has already retried what can be retried: this record is lost to this session, so
     // nothing after it may be committed. Stop; a restart replays from the committed position.
@@ -255,7 +465,7 @@ void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void
   if (self->metrics_)
     self->metrics_->count_record_acknowledged(static_cast<double>(rd_kafka_message_latency(message)) / 1e6);
   try {
-    self->tracker_.acknowledge(ticket);
+    self->tracker_->acknowledge(ticket);
   } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
     spdlog::critical("{}", e.what());
     std::abort();

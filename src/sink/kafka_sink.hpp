@@ -1,8 +1,11 @@
 #pragma once
 // librdkafka producer: idempotent, acks=all, murmur2_random partitioner (keys land where Java clients put
-// them). The delivery report is the only place that acknowledges a ticket.
+// them). The delivery report is the only place that acknowledges a ticket — except with
+// sink.kafka.exactly_once, where records go out in Kafka transactions and the commit of the transaction
+// holding a record is the only place that acknowledges its ticket.
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +32,7 @@ class KafkaSink final : public MessageSink {
   std::optional<TopicIndex> resolve_topic(const std::string& name) override;
   bool send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
             Ticket ticket) override;
+  void pass(Ticket ticket) override;
   void poll(std::chrono::milliseconds timeout) override;
   bool flush(std::chrono::milliseconds timeout) override;
   void abort() override { aborted_ = true; }
@@ -36,7 +40,44 @@ class KafkaSink final : public MessageSink {
   std::optional<std::string> fatal_error() const override;
   void attach_metrics(PipelineMetrics& metrics) override { metrics_ = &metrics; }
 
+  // ---- sink.kafka.exactly_once ----
+  bool transactional() const { return transactional_; }
+  // The tracker to acknowledge, when it is made after the sink: the state that gives its start is read
+  // only after init_transactions. Before the first send.
+  void bind_tracker(PositionTracker& tracker) { tracker_ = &tracker; }
+  // Registers the transactional.id with its coordinator: fences every earlier producer with the same id
+  // and aborts the transaction it left open. Must succeed before the first send and before the state topic
+  // is read. An error names the cause and the fix.
+  std::optional<std::string> init_transactions(std::chrono::milliseconds timeout);
+  // The state topic: created (one partition, cleanup.policy=compact) when missing.
+  std::optional<TopicIndex> resolve_state_topic(const std::string& name);
+  // Sends `state_value` under `state_key` to `state_topic` as the open transaction's last record, commits,
+  // and then acknowledges every ticket sent in the transaction. Calls again or aborts and sends the
+  // transaction's records again in a new one as librdkafka says; false when that failed for good (fenced,
+  // fatal, or retried past sink.kafka.delivery_timeout_ms: fatal_error says which).
+  bool commit_transaction(TopicIndex state_topic, std::string_view state_key, std::string_view state_value);
+  bool transaction_open() const { return transaction_open_; }
+  size_t transaction_bytes() const { return buffer_.size(); }
+  std::chrono::steady_clock::time_point transaction_began() const { return transaction_began_; }
+
  private:
+  // A record of the open transaction, kept until it commits: an abort loses the transaction's records,
+  // which then go out again in the next one. Its key and value are at `at` in buffer_.
+  struct BufferedRecord {
+    TopicIndex topic;  // kNoRecord: a ticket passed without a record
+    size_t at;
+    int64_t key_size;    // -1: no key
+    int64_t value_size;  // -1: null value
+    Ticket ticket;
+  };
+  // rd_kafka_produce until it is queued (waiting out backpressure); false when the sink failed.
+  bool produce(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value, Ticket ticket);
+  bool begin_transaction();
+  // Aborts the open transaction and sends its records again in a new one.
+  bool abort_and_resend();
+  // A transactional call that failed: true when the caller should go on as `action` says (the error is
+  // logged), false when the sink failed (fatal_error set).
+  bool on_transaction_error(rd_kafka_error_t* error, const char* call, int& aborts, bool& resend);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_log(const rd_kafka_t* rk, int level, const char* facility, const char* message);
@@ -51,7 +92,7 @@ class KafkaSink final : public MessageSink {
   TopicLookup await_topic(rd_kafka_topic_t* topic, const std::string& name, std::chrono::milliseconds wait);
 
   KafkaSinkConfig config_;
-  PositionTracker& tracker_;
+  PositionTracker* tracker_;
   PipelineMetrics* metrics_ = nullptr;
   rd_kafka_t* producer_ = nullptr;
   std::vector<rd_kafka_topic_t*> topics_;
@@ -61,6 +102,12 @@ class KafkaSink final : public MessageSink {
   std::atomic<bool> waiting_for_room_{false};
   mutable std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;
+  bool transactional_ = false;
+  bool transaction_open_ = false;
+  std::chrono::steady_clock::time_point transaction_began_{};
+  std::string buffer_;  // keys and values of the open transaction's records
+  std::vector<BufferedRecord> records_;
+  std::string last_delivery_error_;  // of a record in the open transaction (set by the delivery report)
 };
 
 }  // namespace tidemark

@@ -27,6 +27,10 @@ class MessageSink {
   virtual bool send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
                     Ticket ticket) = 0;
 
+  // A ticket without a record (a position alone): acknowledged at once, or, in a Kafka transaction, when
+  // the transaction that holds it commits.
+  virtual void pass(Ticket ticket) = 0;
+
   // Serves acknowledgements for up to `timeout`.
   virtual void poll(std::chrono::milliseconds timeout) = 0;
 

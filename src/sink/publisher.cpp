@@ -80,12 +80,13 @@ bool Publisher::publish(const StreamItem& item) {
   // A transaction whose last change was consumed (a watermark or signal row) ends at its checkpoint.
   if (transaction_) return end_transaction(std::get<Checkpoint>(item).position);
   // A checkpoint has no record: it is acknowledged at once and commits when everything before it is.
-  tracker_.acknowledge(tracker_.begin(std::get<Checkpoint>(item).position));
+  sink_.pass(tracker_.begin(std::get<Checkpoint>(item).position));
   return true;
 }
 
 bool Publisher::send(TopicIndex topic, bool has_key, bool has_value, std::optional<SourcePosition> resume_after,
                      int64_t source_commit_ts_ms) {
+  if (muted_) return true;
   const Ticket ticket = tracker_.begin(std::move(resume_after), source_commit_ts_ms);
   const bool ok = sink_.send(topic, has_key ? std::optional<std::string_view>(key_) : std::nullopt,
                              has_value ? std::optional<std::string_view>(value_) : std::nullopt, ticket);
@@ -204,7 +205,7 @@ bool Publisher::publish_flat(const ChangeEvent& event, TopicIndex topic, std::op
     }
   }
   if (records.empty()) {  // nothing to send (a dropped delete, a truncate): the position still moves
-    if (resume) tracker_.acknowledge(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
+    if (resume && !muted_) sink_.pass(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
     return true;
   }
   for (size_t r = 0; r < records.size(); ++r) {
@@ -221,7 +222,7 @@ bool Publisher::publish_flat(const ChangeEvent& event, TopicIndex topic, std::op
     if (last) return true;
   }
   // The last record was a tombstone without a key (skipped): the position goes by without a record.
-  if (resume) tracker_.acknowledge(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
+  if (resume && !muted_) sink_.pass(tracker_.begin(std::move(resume), event.source.commit_ts_ms));
   return true;
 }
 

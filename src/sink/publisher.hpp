@@ -46,6 +46,10 @@ class Publisher {
   void set_metrics(PipelineMetrics* metrics) { metrics_ = metrics; }
 
   uint64_t records_sent() const { return records_sent_; }
+
+  // Muted, published events change the publisher's own state (a transaction's BEGIN and its counters) but
+  // send nothing: how changes already committed (exactly-once, a split transaction replayed) are passed over.
+  void set_muted(bool muted) { muted_ = muted; }
   // One heartbeat record, Debezium's shape: key {"serverName": <topic prefix>}, value {"ts_ms": now_ms}. It
   // carries no position (the sources' checkpoints move positions). False when the sink failed.
   bool publish_heartbeat(int64_t now_ms);
@@ -109,6 +113,7 @@ class Publisher {
   std::string key_;
   std::string value_;
   uint64_t records_sent_ = 0;
+  bool muted_ = false;
 };
 
 // True when the key columns of the two images differ (a primary-key change).

@@ -17,6 +17,7 @@ class StdoutSink final : public MessageSink {
   std::optional<TopicIndex> resolve_topic(const std::string& name) override;
   bool send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
             Ticket ticket) override;
+  void pass(Ticket ticket) override { tracker_.acknowledge(ticket); }
   void poll(std::chrono::milliseconds timeout) override;
   bool flush(std::chrono::milliseconds timeout) override;
   void abort() override {}
