@@ -4,10 +4,15 @@
 #include <librdkafka/rdkafka.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
 
 namespace tidemark::test {
 
@@ -162,6 +167,41 @@ std::map<std::string, std::string> topic_configs(const std::string& bootstrap, c
   if (event) rd_kafka_event_destroy(event);
   rd_kafka_queue_destroy(queue);
   rd_kafka_ConfigResource_destroy(resource);
+  return out;
+}
+
+std::vector<ConsumedRecord> consume_committed_with_kcat(const std::string& bootstrap, const std::string& topic) {
+  TempDir dir;
+  ChildProcess kcat({"/usr/bin/kcat", "-C", "-b", bootstrap, "-t", topic, "-X", "isolation.level=read_committed", "-o", "beginning",
+                     "-e", "-q", "-J"},
+                    dir.file("out"), dir.file("err"));
+  const auto status = kcat.wait_for_exit(std::chrono::seconds(60));
+  if (status != 0) {
+    ADD_FAILURE() << "kcat -C -t " << topic << " ended with " << (status ? std::to_string(*status) : "a timeout") << ": "
+                  << read_file(dir.file("err"));
+    return {};
+  }
+  std::vector<ConsumedRecord> out;
+  const std::string text = read_file(dir.file("out"));
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    ConsumedRecord r;
+    r.topic = topic;
+    r.partition = j.at("partition").get<int32_t>();
+    r.offset = j.at("offset").get<int64_t>();
+    if (!j.at("key").is_null()) r.key = j["key"].get<std::string>();
+    if (!j.at("payload").is_null()) r.value = j["payload"].get<std::string>();
+    out.push_back(std::move(r));
+  }
+  // kcat interleaves partitions; the tests read each partition in offset order.
+  std::stable_sort(out.begin(), out.end(), [](const ConsumedRecord& a, const ConsumedRecord& b) {
+    return a.partition != b.partition ? a.partition < b.partition : a.offset < b.offset;
+  });
   return out;
 }
 

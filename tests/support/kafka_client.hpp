@@ -37,6 +37,10 @@ struct ConsumedRecord {
 std::vector<ConsumedRecord> consume_all(const std::string& bootstrap, const std::string& topic,
                                         std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// Every committed record of `topic` as a consumer that is not Tidemark's code reads it: kcat with
+// isolation.level=read_committed, from the beginning to the end of each partition (its last stable offset).
+std::vector<ConsumedRecord> consume_committed_with_kcat(const std::string& bootstrap, const std::string& topic);
+
 // The records grouped by key ("null" for a record without one), each key's in the order given.
 std::map<std::string, std::vector<ConsumedRecord>> records_by_key(const std::vector<ConsumedRecord>& records);
 

@@ -1,0 +1,113 @@
+// Exactly-once into Kafka (sink.kafka.exactly_once), for both sources: the real daemon, a real PostgreSQL 15
+// / MariaDB 10.11, the real broker, and a reader that is not Tidemark's code (kcat with
+// isolation.level=read_committed). While concurrent writers insert, update (a per-row version goes up on
+// every update), change keys and delete, and a DBLog snapshot of the table runs, the daemon is killed with
+// SIGKILL at random moments and restarted. The committed records must then hold every change exactly once:
+// the fold equals the table, no key's version goes back, no change record and no snapshot row repeats.
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <random>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "database.hpp"
+#include "process.hpp"
+#include "snapshot_fold.hpp"
+
+namespace tidemark::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct KillCase {
+  std::string database;
+  uint64_t seed;
+  int kills;
+};
+
+std::string case_name(const testing::TestParamInfo<KillCase>& info) {
+  return info.param.database + "_seed" + std::to_string(info.param.seed);
+}
+
+// Snapshot rows delivered more than once ((id, version) of op "r" records seen before).
+size_t repeated_snapshot_rows(const std::vector<ConsumedRecord>& records) {
+  std::set<std::pair<int64_t, int64_t>> seen;
+  size_t repeats = 0;
+  for (const auto& value : record_values(records)) {
+    if (value.value("op", "") != "r") continue;
+    const auto& after = value.at("after");
+    repeats += !seen.emplace(after.at("id").get<int64_t>(), after.at("version").get<int64_t>()).second;
+  }
+  return repeats;
+}
+
+bool streaming(DaemonRunner& daemon) { return daemon.stderr_text().find(" streaming: source ") != std::string::npos; }
+
+class ExactlyOnceKill : public testing::TestWithParam<KillCase> {};
+
+TEST_P(ExactlyOnceKill, CommittedRecordsHoldEveryChangeOnceAcrossKillNine) {
+  const KillCase param = GetParam();
+  auto db = make_database(param.database);
+  db->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + db->bootstrap() +
+                  "\n    exactly_once: true\n    transaction_interval_ms: 50\n";
+  // About 100 chunks at most 20 a second: the snapshot spans several of the kills.
+  const int64_t rows = 20'000;
+  db->create(rows, "snapshot:\n  initial: never\n  chunk_size: 200\n  max_chunks_per_second: 20\n");
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+
+  ConcurrentWriters writers([&] { return db->session(); }, db->table(), 4, param.seed, rows);
+  std::this_thread::sleep_for(300ms);
+  db->signal("eos-" + db->table(), "execute-snapshot",
+             "{\"data-collections\": [\"" + db->qualified() + "\"], \"type\": \"incremental\"}");
+
+  std::mt19937_64 rng(param.seed);
+  std::uniform_int_distribution<int> run_ms(150, 1500);
+  std::uniform_int_distribution<int> down_ms(0, 400);
+  int during_snapshot = 0;
+  for (int k = 0; k < param.kills; ++k) {
+    // The first half falls while the snapshot runs (mostly), the rest on the log alone.
+    if (k == param.kills / 2) {
+      ASSERT_TRUE(wait_until([&] { return snapshots_done(db->daemon(), 1); }, 240s)) << db->daemon().stderr_text();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(run_ms(rng)));
+    during_snapshot += !snapshots_done(db->daemon(), 1);
+    db->daemon().stop(SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(down_ms(rng)));  // the writers go on meanwhile
+    db->daemon().start();
+    ASSERT_TRUE(wait_until([&] { return streaming(db->daemon()); }, 60s))
+        << "the daemon did not come back after kill " << k + 1 << ":\n" << db->daemon().stderr_text();
+  }
+  ASSERT_TRUE(wait_until([&] { return snapshots_done(db->daemon(), 1); }, 240s)) << db->daemon().stderr_text();
+  writers.stop();
+  ASSERT_GT(writers.operations(), 500u) << "the writers barely ran: the test would prove little";
+  EXPECT_GT(during_snapshot, 0) << "no kill fell during the snapshot";
+  EXPECT_LT(during_snapshot, param.kills) << "no kill fell after the snapshot";
+
+  const auto expected = db->contents();
+  std::vector<ConsumedRecord> records;
+  ASSERT_TRUE(wait_until([&] {
+    records = consume_committed_with_kcat(db->bootstrap(), db->topic());
+    return fold(records) == expected;
+  }, 90s)) << "the committed records never folded to the table";
+  const FoldSummary summary = expect_fold(records, expected, /*allow_replays=*/false);
+  EXPECT_EQ(summary.replays, 0u) << "a change was committed twice";
+  EXPECT_EQ(repeated_snapshot_rows(records), 0u) << "a snapshot row was committed twice";
+  size_t untouched = 0;
+  for (const auto& [row_id, version] : expected) untouched += row_id <= rows && version == 0;
+  EXPECT_GE(summary.reads, untouched);
+  std::cout << param.database << ": " << param.kills << " kills (" << during_snapshot << " during the snapshot), "
+            << writers.operations() << " writes, " << summary.reads << " snapshot rows, " << summary.changes
+            << " changes, all once\n";
+  EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceKill,
+                         testing::Values(KillCase{"postgres", 11, 12}, KillCase{"mariadb", 12, 12}), case_name);
+
+}  // namespace
+}  // namespace tidemark::test
