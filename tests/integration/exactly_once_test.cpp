@@ -106,6 +106,56 @@ TEST_P(ExactlyOnceKill, CommittedRecordsHoldEveryChangeOnceAcrossKillNine) {
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
 }
 
+// One source transaction far larger than sink.kafka.transaction_max_bytes is split across Kafka
+// transactions; killed in the middle of it, the restarted daemon passes over the changes already committed.
+class ExactlyOnceSplit : public testing::TestWithParam<std::string> {};
+
+TEST_P(ExactlyOnceSplit, ALargeTransactionKilledMidwayIsCommittedOnce) {
+  auto db = make_database(GetParam());
+  db->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + db->bootstrap() +
+                  "\n    exactly_once: true\n    transaction_max_bytes: 65536\n";
+  const std::string table = db->name("big");
+  db->create_table(table, "id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload TEXT");
+  db->write_config({table}, "");
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+  const int64_t rows = 40'000;
+  // A position first: before any, a restart would not begin where this run did, so nothing is split.
+  const auto committed = db->exec_and_watch_commit("INSERT INTO " + table + " VALUES (" + std::to_string(rows + 1) + ", 0, 'first')");
+  ASSERT_TRUE(wait_until(committed, 30s)) << db->daemon().stderr_text();
+  db->exec("INSERT INTO " + table + " SELECT n, 0, 'payload of a row in one large transaction' FROM (" + db->series(rows) +
+           ") s");
+  // Killed once some of the transaction's parts are committed and before the last.
+  ASSERT_TRUE(wait_until([&] { return db->daemon().stderr_text().find("committing its first") != std::string::npos; }, 60s))
+      << db->daemon().stderr_text();
+  std::this_thread::sleep_for(300ms);
+  db->daemon().stop(SIGKILL);
+  const size_t before_restart = consume_committed_with_kcat(db->bootstrap(), db->topic_of(table)).size();
+  EXPECT_GT(before_restart, 1u) << "nothing was committed before the kill: the split was not exercised";
+  EXPECT_LT(before_restart, static_cast<size_t>(rows + 1)) << "the whole transaction was committed before the kill";
+  db->daemon().start();
+
+  std::vector<ConsumedRecord> records;
+  ASSERT_TRUE(wait_until([&] {
+    records = consume_committed_with_kcat(db->bootstrap(), db->topic_of(table));
+    return records.size() >= static_cast<size_t>(rows + 1);
+  }, 120s)) << records.size() << " records\n" << db->daemon().stderr_text();
+  std::this_thread::sleep_for(500ms);
+  records = consume_committed_with_kcat(db->bootstrap(), db->topic_of(table));
+  std::set<int64_t> ids;
+  for (const auto& value : record_values(records)) {
+    EXPECT_EQ(value.value("op", ""), "c");
+    EXPECT_TRUE(ids.insert(value.at("after").at("id").get<int64_t>()).second)
+        << "row " << value["after"]["id"] << " committed twice";
+  }
+  EXPECT_EQ(records.size(), static_cast<size_t>(rows + 1));
+  EXPECT_EQ(ids.size(), static_cast<size_t>(rows + 1));
+  EXPECT_NE(db->daemon().stderr_text().find("passed over the "), std::string::npos) << db->daemon().stderr_text();
+  std::cout << GetParam() << ": " << before_restart << " of " << rows << " rows committed before the kill\n";
+  EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceSplit, testing::Values("postgres", "mariadb"));
+
 INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceKill,
                          testing::Values(KillCase{"postgres", 11, 12}, KillCase{"mariadb", 12, 12}), case_name);
 
