@@ -220,6 +220,14 @@ struct HttpConfig {
   int64_t ready_max_lag_ms = 0;
 };
 
+// Standby instances (docs/exactly-once.md): the instance holding the pipeline's lease on the source
+// database runs it; the others wait.
+struct HaConfig {
+  bool enabled = false;
+  int64_t lease_timeout_ms = 0;  // a leader that stops answering loses the lease after this
+  std::string instance;          // how this instance is named in status and logs; empty: <hostname> pid <pid>
+};
+
 struct Config {
   std::string name;
   std::string log_level;
@@ -231,6 +239,7 @@ struct Config {
   HttpConfig http;
   HeartbeatConfig heartbeat;
   TwoWayConfig two_way;
+  HaConfig ha;
 };
 
 // source.type kafka: the consumer group (source.kafka.group_id, by default the pipeline's name).

@@ -203,6 +203,9 @@ class Loader {
                                         " both decide conflicts: keep one");
     }
     const SourceDescriptor& kind = describe_source(c.source);
+    if (c.ha.enabled && source_known && !kind.is_database)
+      add(value_mark("ha.enabled"), "ha.enabled",
+          "needs a database source (postgres or mysql), which holds the lease; a kafka source scales by its consumer group");
     if (source_known && kind.is_database) {
       if (c.source.user.empty()) add(mark_of("source"), "source.user", "required for a " + c.source.type + " source");
       if (kind.requires_database && c.source.database.empty())

@@ -686,6 +686,20 @@ std::vector<Setting> build_table() {
       "and a restart passes over exactly those.")
       .byDefault(16 * 1024 * 1024).validate(in_range(65536, int64_t{1} << 32)),
 
+    property<bool>("ha.enabled", [](Config& c) -> auto& { return c.ha.enabled; },
+      "Run as one of several instances of this pipeline (the same configuration on other machines): the one that holds "
+      "the pipeline's lease, a lock on the source database (PostgreSQL advisory lock, MySQL GET_LOCK), runs it; the "
+      "others wait as standbys and take over when the leader dies or stops answering. Use with "
+      "sink.kafka.exactly_once, whose fencing keeps an old leader from writing after a takeover.")
+      .byDefault(false),
+    property<int64_t>("ha.lease_timeout_ms", [](Config& c) -> auto& { return c.ha.lease_timeout_ms; },
+      "How long a leader that stopped answering (paused, cut off) keeps the lease: the source database closes its idle "
+      "lease session after this (idle_session_timeout, wait_timeout). A leader that dies loses it at once.")
+      .byDefault(5000).validate(in_range(2000, 600000)),
+    property<std::string>("ha.instance", [](Config& c) -> auto& { return c.ha.instance; },
+      "This instance's name in status and logs; empty: <hostname> pid <pid>.")
+      .byDefault(""),
+
     property<std::string>("state.path", [](Config& c) -> auto& { return c.state.path; },
       "File holding the committed source position (written with fsync and an atomic rename). Defaults to /var/lib/tidemark/<name>.state.json.")
       .byDefault(""),

@@ -19,6 +19,7 @@
 #include "daemon/snapshot_stage.hpp"
 #include "daemon/state_persister.hpp"
 #include "daemon/systemd_notifier.hpp"
+#include "db/leader_lease.hpp"
 #include "sink/sink_factory.hpp"
 
 namespace tidemark {
@@ -29,6 +30,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSignalWait{100};
 constexpr std::chrono::seconds kAbortGrace{5};
 constexpr std::chrono::milliseconds kProbeInterval{5000};
+// A standby asks for the lease, and a leader touches it, this often.
+constexpr std::chrono::milliseconds kLeaseInterval{1000};
 
 sigset_t handled_signals() {
   sigset_t set;
@@ -70,6 +73,14 @@ class Pipeline {
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
+    if (config_.ha.enabled) {
+      lease_.emplace(config_);
+      if (const auto error = http_.listen(config_.http.listen)) {  // a standby answers /status too
+        spdlog::error("{}", *error);
+        return kExitStartupError;
+      }
+      if (!wait_for_lease(signals)) return kExitOk;
+    }
     if (!start()) return kExitStartupError;
     if (const auto error = http_.listen(config_.http.listen)) {
       spdlog::error("{}", *error);
@@ -93,6 +104,16 @@ class Pipeline {
       metrics_.sample(sample());
       if (const auto error = fatal_error()) {
         spdlog::error("stopping after a fatal error: {}", *error);
+        exit_code = kExitFatal;
+        break;
+      }
+      if (lease_lost_) {
+        // Another instance may lead by now: write nothing more (what is open is abandoned, and replayed by
+        // the new leader from the committed state).
+        spdlog::error("ha: instance {} lost the lease of pipeline {} (its session on the source ended or the source "
+                      "cannot be reached); stopping without writing more",
+                      lease_->instance(), config_.name);
+        sink_->abort();
         exit_code = kExitFatal;
         break;
       }
@@ -177,6 +198,42 @@ class Pipeline {
       });
     });
     running_ = true;
+    return true;
+  }
+
+  // Waits as a standby until this instance holds the lease (ha.enabled), then keeps it alive on its own
+  // thread. False when told to stop while waiting.
+  bool wait_for_lease(const sigset_t& signals) {
+    notifier_.ready();  // a standby is up and healthy: systemd must not time its start out
+    std::string last_note;
+    for (;;) {
+      std::string error;
+      if (lease_->try_acquire(error)) break;
+      std::string note;
+      if (!error.empty()) {
+        note = "ha: " + error + "; trying again";
+      } else {
+        const auto holder = lease_->holder();
+        note = "ha: instance " + lease_->instance() + " is a standby for pipeline " + config_.name + "; " +
+               (holder ? *holder : std::string("another instance")) + " leads";
+      }
+      if (note != last_note) (error.empty() ? spdlog::info("{}", note) : spdlog::warn("{}", note));
+      last_note = note;
+      notifier_.status("standby");
+      if (notifier_.watchdog_interval()) notifier_.watchdog();
+      const int sig = wait_for_signal(signals, kLeaseInterval);
+      if (sig == SIGTERM || sig == SIGINT) {
+        spdlog::info("standby stopped");
+        return false;
+      }
+    }
+    spdlog::info("ha: instance {} holds the lease of pipeline {} and leads", lease_->instance(), config_.name);
+    leading_ = true;
+    lease_thread_ = std::jthread([this](std::stop_token stop) {
+      run_every(kLeaseInterval, stop, [&] {
+        if (!lease_lost_ && !lease_->renew()) lease_lost_ = true;
+      });
+    });
     return true;
   }
 
@@ -276,8 +333,20 @@ class Pipeline {
     return h;
   }
 
+  // ha.enabled: this instance's role, and who leads when it is a standby.
+  nlohmann::json ha_json() const {
+    if (!lease_) return nullptr;
+    nlohmann::json out = {{"instance", lease_->instance()}, {"role", leading_ ? "leader" : "standby"}};
+    if (!leading_) {
+      LeaderLease probe(config_);
+      const auto holder = probe.holder();
+      out["leader"] = holder ? nlohmann::json(*holder) : nlohmann::json(nullptr);
+    }
+    return out;
+  }
+
   nlohmann::json status_json() const {
-    if (!running()) return {{"pipeline", config_.name}, {"running", false}};
+    if (!running()) return {{"pipeline", config_.name}, {"running", false}, {"ha", ha_json()}};
     const auto committed = tracker_->committed();
     const PipelineSample s = sample();
     nlohmann::json out = {
@@ -294,6 +363,10 @@ class Pipeline {
         {"state_file", {{"path", config_.state.path}, {"age_seconds", s.state_file_age_seconds}}},
     };
     out["snapshots"] = snapshots_ ? snapshot::to_json(snapshots_->state()) : nlohmann::json(nullptr);
+    out["ha"] = ha_json();
+    if (config_.sink.type == "kafka" && config_.sink.kafka.exactly_once)
+      out["exactly_once"] = {{"transactional_id", config_.sink.kafka.transactional_id},
+                             {"state_topic", config_.sink.kafka.state_topic}};
     return out;
   }
 
@@ -331,6 +404,7 @@ class Pipeline {
 
   int stop() {
     running_ = false;
+    lease_thread_.request_stop();
     notifier_.stopping();
     if (snapshots_) snapshots_->stop();
     action_thread_.request_stop();
@@ -352,6 +426,7 @@ class Pipeline {
     const bool persisted = persist();
     const auto committed = tracker_->committed();
     spdlog::info("stopped; committed position {}", committed.position ? committed.position->token : "(none)");
+    if (lease_thread_.joinable()) lease_thread_.join();
     if (!persisted) return kExitFatal;
     return publish_stage_->flushed() && !publish_stage_->failed() ? kExitOk : kExitUnflushed;
   }
@@ -371,6 +446,10 @@ class Pipeline {
   std::jthread source_thread_;
   std::jthread action_thread_;  // heartbeat.action_query
   std::jthread probe_thread_;   // the source's log bytes behind the committed position
+  std::optional<LeaderLease> lease_;  // ha.enabled
+  std::atomic<bool> leading_{false};
+  std::atomic<bool> lease_lost_{false};
+  std::jthread lease_thread_;  // keeps the lease alive while leading
   std::atomic<int64_t> log_bytes_behind_{-1};
   std::mutex fatal_mutex_;
   std::optional<std::string> fatal_;  // what a stage reported that must stop the daemon

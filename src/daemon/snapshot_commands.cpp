@@ -1,5 +1,7 @@
 #include "daemon/snapshot_commands.hpp"
 
+#include "db/leader_lease.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -112,6 +114,12 @@ int run_status_command(const Config& config, std::ostream& out, std::ostream& er
   if (!loaded.error.empty()) {
     err << loaded.error << "\n";
     return 1;
+  }
+  if (config.ha.enabled) {
+    LeaderLease lease(config);
+    const auto holder = lease.holder();
+    out << "leader: " << (holder ? *holder : std::string("none (no instance holds the lease, or the source cannot be asked)"))
+        << "\n";
   }
   if (!loaded.state) {
     out << "pipeline " << config.name << ": no state yet (" << config.state.path << " does not exist)\n";

@@ -46,7 +46,8 @@ size_t repeated_snapshot_rows(const std::vector<ConsumedRecord>& records) {
   return repeats;
 }
 
-bool streaming(DaemonRunner& daemon) { return daemon.stderr_text().find(" streaming: source ") != std::string::npos; }
+bool streaming_log(const std::string& log) { return log.find(" streaming: source ") != std::string::npos; }
+bool streaming(DaemonRunner& daemon) { return streaming_log(daemon.stderr_text()); }
 
 class ExactlyOnceKill : public testing::TestWithParam<KillCase> {};
 
@@ -153,6 +154,108 @@ TEST_P(ExactlyOnceSplit, ALargeTransactionKilledMidwayIsCommittedOnce) {
   std::cout << GetParam() << ": " << before_restart << " of " << rows << " rows committed before the kill\n";
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
 }
+
+// A second instance of the same pipeline (ha.enabled) on the same configuration, as on another machine:
+// its own state file (a cache) and name.
+class Standby {
+ public:
+  Standby(const DaemonRunner& leader, const std::string& instance) {
+    std::string yaml = read_file(leader.config_path());
+    replace(yaml, leader.state_path(), dir_.file("state.json"));
+    replace(yaml, "instance: a", "instance: " + instance);
+    config_ = dir_.file("tidemark.yaml");
+    write_file(config_, yaml);
+  }
+  void start() { process_ = std::make_unique<ChildProcess>(std::vector<std::string>{TIDEMARK_BINARY, "run", "--config", config_},
+                                                           dir_.file("stdout.log"), dir_.file("stderr.log")); }
+  ChildProcess& process() { return *process_; }
+  std::string log() const { return read_file(dir_.file("stderr.log")); }
+  const std::string& config() const { return config_; }
+
+ private:
+  static void replace(std::string& text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  TempDir dir_;
+  std::string config_;
+  std::unique_ptr<ChildProcess> process_;
+};
+
+bool leads(const std::string& log) { return log.find(" holds the lease of pipeline ") != std::string::npos; }
+
+// Two instances started together: one leads, one waits. The leader is killed: the standby takes over. The new
+// leader is then paused (SIGSTOP) until the first instance, restarted as a standby, has taken over; resumed,
+// the paused one must write nothing that counts and stop. Writers run all along; the committed records
+// hold every change once.
+class ExactlyOnceTakeover : public testing::TestWithParam<std::string> {};
+
+TEST_P(ExactlyOnceTakeover, StandbyTakesOverAndAPausedLeaderIsFenced) {
+  auto db = make_database(GetParam());
+  db->sink_yaml = "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + db->bootstrap() +
+                  "\n    exactly_once: true\n    transaction_interval_ms: 50\n";
+  const int64_t rows = 2'000;
+  db->create(rows, "snapshot:\n  initial: never\n");
+  db->write_config({db->table()}, "snapshot:\n  initial: never\n",
+                   "ha:\n  enabled: true\n  lease_timeout_ms: 3000\n  instance: a\n");
+  Standby b(db->daemon(), "b");
+  ASSERT_TRUE(db->start()) << db->daemon().stderr_text();
+  b.start();
+  ASSERT_TRUE(wait_until([&] { return b.log().find("is a standby for pipeline") != std::string::npos; }, 30s)) << b.log();
+  // PostgreSQL names the leader by its ha.instance; MySQL by its connection.
+  EXPECT_NE(b.log().find(GetParam() == "postgres" ? "; a leads" : "; connection "), std::string::npos)
+      << "the standby does not name the leader:\n" << b.log();
+  const CliResult status = run_tidemark(db->daemon(), {"status", "--config", b.config()});
+  if (GetParam() == "postgres") EXPECT_NE(status.out.find("leader: a"), std::string::npos) << status.out << status.err;
+  else EXPECT_NE(status.out.find("leader: connection "), std::string::npos) << status.out << status.err;
+
+  ConcurrentWriters writers([&] { return db->session(); }, db->table(), 4, 21, rows);
+  std::this_thread::sleep_for(1500ms);
+  const auto killed = std::chrono::steady_clock::now();
+  db->daemon().stop(SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return leads(b.log()) && streaming_log(b.log()); }, 30s)) << b.log();
+  const auto took_over = std::chrono::steady_clock::now() - killed;
+  EXPECT_LT(took_over, 10s) << "takeover after the leader's death";
+
+  db->daemon().start();  // a again, now the standby
+  ASSERT_TRUE(wait_until([&] { return db->daemon().stderr_text().find("is a standby for pipeline") != std::string::npos; }, 30s))
+      << db->daemon().stderr_text();
+  std::this_thread::sleep_for(1000ms);
+  b.process().signal(SIGSTOP);
+  const auto paused = std::chrono::steady_clock::now();
+  ASSERT_TRUE(wait_until([&] { return leads(db->daemon().stderr_text()) && streaming(db->daemon()); }, 60s))
+      << db->daemon().stderr_text();
+  const auto took_over_paused = std::chrono::steady_clock::now() - paused;
+  std::this_thread::sleep_for(1000ms);
+  b.process().signal(SIGCONT);
+  const auto b_exit = b.process().wait_for_exit(30s);
+  ASSERT_TRUE(b_exit.has_value()) << "the resumed old leader kept running:\n" << b.log();
+  EXPECT_NE(*b_exit, 0) << b.log();
+  const std::string b_log = b.log();
+  EXPECT_TRUE(b_log.find("lost the lease") != std::string::npos || b_log.find("fenced") != std::string::npos) << b_log;
+
+  std::this_thread::sleep_for(1000ms);
+  writers.stop();
+  // Rows the writers never touched have no record (no snapshot here).
+  std::map<int64_t, int64_t> expected;
+  for (const auto& [id, version] : db->contents())
+    if (id > rows || version > 0) expected.emplace(id, version);
+  std::vector<ConsumedRecord> records;
+  EXPECT_TRUE(wait_until([&] {
+    records = consume_committed_with_kcat(db->bootstrap(), db->topic());
+    return fold(records) == expected;
+  }, 90s)) << "the committed records never folded to the table\n" << db->daemon().stderr_text();
+  const FoldSummary summary = expect_fold(records, expected, /*allow_replays=*/false);
+  EXPECT_EQ(summary.replays, 0u) << "a change was committed twice";
+  std::cout << GetParam() << ": takeover after kill -9 in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took_over).count() << " ms, after SIGSTOP in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took_over_paused).count() << " ms (lease timeout 3000 ms); "
+            << writers.operations() << " writes, " << summary.changes << " changes, all once\n";
+  EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceTakeover, testing::Values("postgres", "mariadb"));
 
 INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceSplit, testing::Values("postgres", "mariadb"));
 

@@ -128,6 +128,9 @@ class PostgresSource::Session {
                                 ", messages 'true')";
     if (!replication_->query(command)) {
       error = "START_REPLICATION failed: " + replication_->last_error();
+      // The slot still streams to an earlier leader's walsender (paused, cut off: wal_sender_timeout ends it
+      // eventually). This instance holds the lease, so that one no longer leads: end it now.
+      if (replication_->last_sqlstate() == "55006" && config_.ha.enabled) end_stale_walsender(slot);
       return SessionEnd::Retry;
     }
     spdlog::info("postgres: streaming slot {} from {}", slot, lsn_to_string(start_lsn));
@@ -138,6 +141,19 @@ class PostgresSource::Session {
   }
 
  private:
+  void end_stale_walsender(const std::string& slot) {
+    const auto r = catalog_->query(
+        "SELECT active_pid, pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active",
+        {slot});
+    if (r && PQntuples(r->get()) == 1)
+      spdlog::warn("postgres: slot {} was still streaming to process {} of an earlier leader; ended it, as this "
+                   "instance holds the lease (ha.enabled)",
+                   slot, PQgetvalue(r->get(), 0, 0));
+    else if (!r)
+      spdlog::warn("postgres: cannot end the walsender still holding slot {} ({}); waiting for wal_sender_timeout", slot,
+                   catalog_->last_error());
+  }
+
   std::optional<RelationCatalog> catalog_of(uint32_t relation_oid) {
     RelationCatalog table;
     const auto key = catalog_->query(
