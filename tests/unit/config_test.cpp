@@ -850,3 +850,49 @@ TEST(Config, TwoWayNeedsADatabaseSinkAndAnotherPipeline) {
 
 }  // namespace
 }  // namespace tidemark
+
+namespace tidemark {
+namespace {
+
+TEST(ExactlyOnceConfig, DerivesTheTransactionalIdAndStateTopicFromTheName) {
+  const auto r = load(
+      "name: shop\n"
+      "source:\n  type: generator\n"
+      "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\n    topic_prefix: prod\n    exactly_once: true\n");
+  ASSERT_TRUE(r.ok()) << format_errors(r.errors);
+  EXPECT_EQ(r.config.sink.kafka.transactional_id, "tidemark-shop");
+  EXPECT_EQ(r.config.sink.kafka.state_topic, "prod.tidemark.state");
+  EXPECT_EQ(r.config.sink.kafka.transaction_interval_ms, 100);
+  // Records are acknowledged at each commit: the snapshot's latency target allows for that.
+  EXPECT_GE(r.config.snapshot.target_ack_latency_ms, 300);
+}
+
+TEST(ExactlyOnceConfig, NeedsAKafkaSinkAndKeepsTransactionalIdOutOfProperties) {
+  const auto r = load(
+      "name: shop\n"
+      "source:\n  type: generator\n"
+      "sink:\n  type: stdout\n  kafka:\n    exactly_once: true\n    properties:\n      transactional.id: x\n");
+  ASSERT_FALSE(r.ok());
+  const ConfigError* once = error_for(r, "sink.kafka.exactly_once");
+  ASSERT_NE(once, nullptr) << format_errors(r.errors);
+  EXPECT_EQ(once->line, 7);
+  EXPECT_NE(once->message.find("sink.type kafka"), std::string::npos) << once->message;
+  const ConfigError* props = error_for(r, "sink.kafka.properties");
+  ASSERT_NE(props, nullptr) << format_errors(r.errors);
+  EXPECT_NE(props->message.find("sink.kafka.transactional_id"), std::string::npos) << props->message;
+}
+
+TEST(HaConfig, NeedsADatabaseSource) {
+  const auto r = load(
+      "name: shop\n"
+      "source:\n  type: generator\n"
+      "sink:\n  type: stdout\n"
+      "ha:\n  enabled: true\n  lease_timeout_ms: 1000\n");
+  ASSERT_FALSE(r.ok());
+  ASSERT_NE(error_for(r, "ha.enabled"), nullptr) << format_errors(r.errors);
+  EXPECT_EQ(error_for(r, "ha.enabled")->line, 7);
+  EXPECT_NE(error_for(r, "ha.lease_timeout_ms"), nullptr) << "below the 2000 ms minimum: " << format_errors(r.errors);
+}
+
+}  // namespace
+}  // namespace tidemark
