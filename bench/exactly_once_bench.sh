@@ -413,7 +413,9 @@ else
         sleep 0.1
     done
     stop_daemon
-    cp "${STATE[alo]}" "${STATE[eos]}"
+    # The same position, under the eos pipeline's name (a state file names its pipeline).
+    sed "s/\"pipeline\": *\"${NAME}_alo\"/\"pipeline\": \"${NAME}_eos\"/" "${STATE[alo]}" >"${STATE[eos]}"
+    grep -q "\"${NAME}_eos\"" "${STATE[eos]}" || die "cannot rename the pipeline in the copied state file ${STATE[eos]}"
     read -r START_FILE START_POS <<<"$(state_position alo)"
     log "start position $START_FILE:$START_POS; the eos daemon once (its state topic is empty: it goes on from a copy of that state file)"
     start_daemon eos
@@ -475,10 +477,12 @@ write_s="$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9
 log "wrote in $write_s s; the backlog ends at $END_DESC (~$backlog_mb MB of $([[ $SOURCE == postgres ]] && echo WAL || echo binlog))"
 
 # ---------------------------------------------------------------------------- throughput
-declare -A NS HWM CPU KCPU
+declare -A NS HWM CPU KCPU STARTUP_NS
+if [[ $SOURCE == postgres ]]; then STREAM_LINE='postgres: streaming slot'; else STREAM_LINE='mysql: streaming the binlog'; fi
 run_throughput() {  # MODE
-    local mode="$1" i t0 t1 k0 deadline
+    local mode="$1" i t0 t1 k0 deadline lines0 ts
     log "throughput, ${MODE_NAME[$mode]}: to ${TOPIC[$mode]}, until the committed position reaches $END_DESC"
+    lines0="$(wc -l <"${DLOG[$mode]}")"
     k0="$(proc_ticks "$kafka_pid")"
     t0="$(now_ns)"
     start_daemon "$mode"
@@ -496,7 +500,12 @@ run_throughput() {  # MODE
     HWM[$mode]="$(hwm_of "$daemon_pid")"
     CPU[$mode]="$(proc_ticks "$daemon_pid")"
     KCPU[$mode]=$(($(proc_ticks "$kafka_pid") - k0))
-    log "throughput, ${MODE_NAME[$mode]}: $(awk -v n="${NS[$mode]}" -v r="$ROWS" 'BEGIN { printf "%.2f s, %.0f rows/s", n / 1e9, r / (n / 1e9) }'), peak RSS $((HWM[$mode] / 1024)) MB"
+    # Its start-up (configuration, Kafka, exactly-once: init_transactions and reading the state topic): from the
+    # process start to its log line saying that the source streams (the log's clock is milliseconds).
+    ts="$(tail -n +"$((lines0 + 1))" "${DLOG[$mode]}" | grep -m1 -F "$STREAM_LINE" | cut -d' ' -f1)" || ts=""
+    STARTUP_NS[$mode]=0
+    [[ -n "$ts" ]] && STARTUP_NS[$mode]=$(($(date -d "$ts" +%s%N) - t0))
+    log "throughput, ${MODE_NAME[$mode]}: $(awk -v n="${NS[$mode]}" -v r="$ROWS" -v s="${STARTUP_NS[$mode]}" 'BEGIN { printf "%.2f s (start-up %.2f s), %.0f rows/s", n / 1e9, s / 1e9, r / (n / 1e9) }'), peak RSS $((HWM[$mode] / 1024)) MB"
     stop_daemon
 }
 
@@ -584,7 +593,7 @@ run_latency() {  # MODE PHASE
     done
     log "latency, ${MODE_NAME[$mode]}: caught up; writing $LAT_ROWS single-row transactions at $RATE/s"
     t0="$(now_ns)"
-    latency_writer "$phase" >/dev/null
+    latency_writer "$phase" >/dev/null || die "the latency writer failed (see above: a server restarted by another session?)"
     t1="$(now_ns)"
     for ((i = 0; ; i++)); do
         n="$(awk -F'\t' -v p="$phase" '$3 == p && $4 > 0 { n++ } END { print n + 0 }' "$out")"
@@ -610,6 +619,7 @@ echo
 echo "== Exactly-once beside at-least-once, $SOURCE source ($(nproc) cores, shared with the database and Kafka)"
 echo "throughput: $ROWS single-row INSERTs in transactions of $TXN_ROWS (~$backlog_mb MB of log), each mode from its own starting point; ${MODES[0]} ran first"
 awk -v rows="$ROWS" -v an="${NS[alo]}" -v en="${NS[eos]}" -v ah="${HWM[alo]}" -v eh="${HWM[eos]}" \
+    -v asu="${STARTUP_NS[alo]}" -v esu="${STARTUP_NS[eos]}" \
     -v ac="$(secs "${CPU[alo]}")" -v ec="$(secs "${CPU[eos]}")" -v ak="$(secs "${KCPU[alo]}")" -v ek="$(secs "${KCPU[eos]}")" \
     -v ar="$alo_records" -v akeys="$alo_keys" -v er="$eos_records" -v ekeys="$eos_keys" -v eall="$eos_all_records" \
     -v commits="$eos_commits" 'BEGIN {
@@ -620,16 +630,22 @@ awk -v rows="$ROWS" -v an="${NS[alo]}" -v en="${NS[eos]}" -v ah="${HWM[alo]}" -v
     printf "%-15s %9.2f %10.0f %7.2f %7.1f MB %12s %12s   %s / %s%s (read_committed)\n", "exactly-once", es, erate, ratio, eh / 1024, ec, ek, er, ekeys,
         (er == rows && ekeys == rows ? "" : "  <- MISMATCH (expected " rows ")")
     printf "\nthroughput ratio exactly-once / at-least-once %.2f (target >= 0.90): %s\n", ratio, (ratio >= 0.9 ? "target met" : "NOT met")
+    if (asu > 0 && esu > 0 && an > asu && en > esu) {
+        ar2 = rows / ((an - asu) / 1e9); er2 = rows / ((en - esu) / 1e9)
+        printf "without the start-up (process start -> source streaming: at-least-once %.2f s, exactly-once %.2f s): %.0f / %.0f rows/s, ratio %.2f\n",
+            asu / 1e9, esu / 1e9, ar2, er2, er2 / ar2
+    }
     printf "exactly-once: %d Kafka transactions committed during its run (~%.0f rows each, one every %.0f ms); %s records with read_uncommitted (%s in aborted transactions)\n",
-        commits, (commits > 0 ? rows / commits : 0), (commits > 0 ? es * 1000 / commits : 0), eall, (eall ~ /^[0-9]+$/ && er ~ /^[0-9]+$/ ? eall - er : "?")
+        commits, (commits > 0 ? rows / commits : 0), (commits > 0 ? (en - (en > esu ? esu : 0)) / 1e6 / commits : 0), eall, (eall ~ /^[0-9]+$/ && er ~ /^[0-9]+$/ ? eall - er : "?")
 }'
 echo
 echo "latency, commit -> visible to a kcat consumer: $RATE single-row transactions/s for $LAT_S s ($LAT_ROWS rows) with the daemon streaming"
 awk -v a="${LAT[alo]}" -v e="${LAT[eos]}" -v src="$SOURCE" -v expected="$LAT_ROWS" 'BEGIN {
-    na = split(a, A, " "); ne = split(e, E, " ")
-    printf "%-15s %-18s %7s %5s %7s %7s %7s %8s %7s   %-22s %s\n", "mode", "consumer isolation", "rows", "dups", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean", "commit->produced p50/p99", "rate tx/s"
-    printf "%-15s %-18s %7s %5s %7s %7s %7s %8s %7s   %10s / %-9s %s\n", "at-least-once", "default", A[2], A[3], A[5], A[6], A[7], A[8], A[9], A[10], A[11], A[13]
-    printf "%-15s %-18s %7s %5s %7s %7s %7s %8s %7s   %10s / %-9s %s\n", "exactly-once", "read_committed", E[2], E[3], E[5], E[6], E[7], E[8], E[9], E[10], E[11], E[13]
+    split(a, A, " "); split(e, E, " ")
+    printf "%-15s %-18s %6s %5s %7s %7s %7s %7s %7s %9s %9s %9s\n", "mode", "consumer isolation", "rows", "dups", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean", "prod p50", "prod p99", "rate tx/s"
+    printf "%-15s %-18s %6s %5s %7s %7s %7s %7s %7s %9s %9s %9s\n", "at-least-once", "default", A[2], A[3], A[5], A[6], A[7], A[8], A[9], A[10], A[11], A[13]
+    printf "%-15s %-18s %6s %5s %7s %7s %7s %7s %7s %9s %9s %9s\n", "exactly-once", "read_committed", E[2], E[3], E[5], E[6], E[7], E[8], E[9], E[10], E[11], E[13]
+    print "(prod: commit -> the record'"'"'s Kafka timestamp, set when Tidemark produced it; milliseconds, so about -1..+1 ms of noise)"
     if (A[4] > 0 || E[4] > 0) printf "MISSING rows at the reader: at-least-once %d, exactly-once %d (of %d)\n", A[4], E[4], expected
     printf "\nadded by exactly-once: p50 %+.1f ms, p90 %+.1f ms, p99 %+.1f ms, max %+.1f ms, mean %+.1f ms\n", E[5] - A[5], E[6] - A[6], E[7] - A[7], E[8] - A[8], E[9] - A[9]
     if (src == "postgres")

@@ -479,6 +479,13 @@ void KafkaSink::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaq
     char detail[512];
     const rd_kafka_resp_err_t original = rd_kafka_fatal_error(rk, detail, sizeof detail);
     if (self->metrics_) self->metrics_->count_delivery_error("fatal");
+    if (original == RD_KAFKA_RESP_ERR__FENCED || original == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+        original == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH) {
+      self->set_fatal("sink.kafka.exactly_once: fenced (" + std::string(rd_kafka_err2name(original)) + "): another producer with "
+                      "transactional.id " + self->config_.transactional_id + " started (a standby that took over, or a second "
+                      "copy of this pipeline), so nothing this instance sends counts any more; stopping. " + detail);
+      return;
+    }
     self->set_fatal("fatal Kafka producer error " + std::string(rd_kafka_err2name(original)) + ": " + detail);
     return;
   }
