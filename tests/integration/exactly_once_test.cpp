@@ -255,6 +255,26 @@ TEST_P(ExactlyOnceTakeover, StandbyTakesOverAndAPausedLeaderIsFenced) {
   EXPECT_EQ(db->daemon().stop(SIGTERM), 0) << db->daemon().stderr_text();
 }
 
+// A transaction the brokers keep refusing (a record larger than the topic's max.message.bytes) is aborted
+// and sent again as librdkafka asks, a few times, then the daemon stops with status 2 and names the record's
+// problem; nothing of it is committed.
+TEST(ExactlyOnce, ATransactionThatKeepsFailingIsAbortedRetriedAndThenFatal) {
+  DaemonRunner daemon(real_kafka_bootstrap(), GeneratorSettings{.tables = 1, .keys = 10, .total_events = 50,
+                                                                .transaction_size = 5, .row_bytes = 3000});
+  daemon.write_config("sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: " + real_kafka_bootstrap() +
+                      "\n    exactly_once: true\n    topic_creation:\n      enabled: true\n      config:\n"
+                      "        max.message.bytes: \"2000\"\n");
+  daemon.start();
+  const auto status = daemon.stop(0, 60s);  // signal 0: only waits for the exit
+  ASSERT_TRUE(status.has_value()) << daemon.stderr_text();
+  EXPECT_EQ(*status, 2) << daemon.stderr_text();
+  const std::string log = daemon.stderr_text();
+  EXPECT_NE(log.find("aborting the transaction and sending its"), std::string::npos) << log;
+  EXPECT_NE(log.find("aborted and sent again 5 times"), std::string::npos) << log;
+  EXPECT_NE(log.find("larger than Kafka accepts"), std::string::npos) << log;
+  EXPECT_TRUE(consume_committed_with_kcat(real_kafka_bootstrap(), daemon.name() + ".generator.t0").empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceTakeover, testing::Values("postgres", "mariadb"));
 
 INSTANTIATE_TEST_SUITE_P(Databases, ExactlyOnceSplit, testing::Values("postgres", "mariadb"));
