@@ -66,6 +66,17 @@ PipelineMetrics::PipelineMetrics(const std::string& pipeline)
                            "new or newer, by target table (logged in sink.database.conflict_table)")
                      .Labels({{"pipeline", pipeline}})
                      .Register(*registry_)),
+      kafka_transactions_(BuildCounter()
+                              .Name("tidemark_kafka_transactions_total")
+                              .Help("sink.kafka.exactly_once: Kafka transactions by outcome: committed, or aborted (their "
+                                    "records sent again in the next one)")
+                              .Labels({{"pipeline", pipeline}})
+                              .Register(*registry_)),
+      leader_(BuildGauge()
+                  .Name("tidemark_ha_leader")
+                  .Help("ha.enabled: 1 while this instance holds the pipeline's lease and runs it, 0 while it waits as a standby")
+                  .Labels({{"pipeline", pipeline}})
+                  .Register(*registry_)),
       delivery_latency_(BuildHistogram()
                             .Name("tidemark_delivery_latency_seconds")
                             .Help("From handing a record to the producer to the broker's acknowledgement")
@@ -220,6 +231,12 @@ void PipelineMetrics::count_delivery_error(const std::string& error_class) {
 void PipelineMetrics::count_conflicts(const std::string& table, uint64_t n) {
   conflicts_.Add({{"table", table}}).Increment(static_cast<double>(n));
 }
+
+void PipelineMetrics::count_kafka_transaction(bool committed) {
+  kafka_transactions_.Add({{"outcome", committed ? "committed" : "aborted"}}).Increment();
+}
+
+void PipelineMetrics::set_leader(bool leading) { leader_.Add({}).Set(leading ? 1 : 0); }
 
 void PipelineMetrics::observe_commit(int64_t source_commit_ts_ms) {
   if (source_commit_ts_ms <= 0) return;

@@ -69,6 +69,10 @@ class PipelineMetrics {
   void count_delivery_error(const std::string& error_class);  // "transient", "fatal"
   // Changes of `table` (the target's) that a database sink's version column kept out (last writer wins).
   void count_conflicts(const std::string& table, uint64_t n);
+  // sink.kafka.exactly_once: a Kafka transaction committed, or aborted (and sent again).
+  void count_kafka_transaction(bool committed);
+  // ha.enabled: whether this instance holds the pipeline's lease.
+  void set_leader(bool leading);
   // A source transaction all of whose records are acknowledged: its commit time in the source (ms since
   // the epoch; 0 when the source gives none).
   void observe_commit(int64_t source_commit_ts_ms);
@@ -90,6 +94,8 @@ class PipelineMetrics {
   prometheus::Counter& records_acknowledged_;
   prometheus::Family<prometheus::Counter>& delivery_errors_;
   prometheus::Family<prometheus::Counter>& conflicts_;
+  prometheus::Family<prometheus::Counter>& kafka_transactions_;
+  prometheus::Family<prometheus::Gauge>& leader_;
   prometheus::Histogram& delivery_latency_;
   std::atomic<int64_t> max_ack_latency_us_{-1};  // -1: no acknowledgement since take_acknowledgements()
   std::atomic<uint64_t> acks_since_take_{0};

@@ -114,6 +114,7 @@ class Pipeline {
                       "cannot be reached); stopping without writing more",
                       lease_->instance(), config_.name);
         sink_->abort();
+        metrics_.set_leader(false);
         exit_code = kExitFatal;
         break;
       }
@@ -205,6 +206,7 @@ class Pipeline {
   // thread. False when told to stop while waiting.
   bool wait_for_lease(const sigset_t& signals) {
     notifier_.ready();  // a standby is up and healthy: systemd must not time its start out
+    metrics_.set_leader(false);
     std::string last_note;
     for (;;) {
       std::string error;
@@ -229,6 +231,7 @@ class Pipeline {
     }
     spdlog::info("ha: instance {} holds the lease of pipeline {} and leads", lease_->instance(), config_.name);
     leading_ = true;
+    metrics_.set_leader(true);
     lease_thread_ = std::jthread([this](std::stop_token stop) {
       run_every(kLeaseInterval, stop, [&] {
         if (!lease_lost_ && !lease_->renew()) lease_lost_ = true;

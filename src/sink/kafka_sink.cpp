@@ -359,6 +359,7 @@ bool KafkaSink::abort_and_resend() {
     if (!on_transaction_error(e, "abort_transaction", aborts, resend)) return false;
   }
   transaction_open_ = false;
+  if (metrics_) metrics_->count_kafka_transaction(false);
   if (!begin_transaction()) return false;
   for (const BufferedRecord& r : records_) {
     if (r.topic == kNoRecord) continue;
@@ -401,6 +402,7 @@ bool KafkaSink::commit_transaction(TopicIndex state_topic, std::string_view stat
     if (resend && (!abort_and_resend() || !produce(state_topic, state_key, state_value, kStateRecord))) return false;
   }
   transaction_open_ = false;
+  if (metrics_) metrics_->count_kafka_transaction(true);
   const double latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - transaction_began_).count();
   try {
     for (const BufferedRecord& r : records_) {
