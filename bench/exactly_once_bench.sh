@@ -24,9 +24,14 @@
 #      its own starting point to its own topic, timed from the process start until its state file's committed position
 #      reaches the end of the backlog. Exactly-once writes the state file after a Kafka transaction committed (the state
 #      topic holds the state; the file is its cache), at-least-once after Kafka acknowledged: the same clock for both.
-#      Peak RSS (VmHWM, read before SIGTERM), CPU seconds of the daemon and of the broker. Then each topic is read to
-#      its end with kcat and must hold one record per row, each key once (exactly-once: isolation.level=read_committed;
-#      also read with read_uncommitted, which counts the records of aborted transactions too).
+#      Also without the start-up (until the daemon logs that its source streams: exactly-once spends it in
+#      init_transactions and reading its state topic). Peak RSS (VmHWM, read before SIGTERM), CPU seconds of the daemon
+#      and of the broker, the Kafka transactions committed (records of the state topic). Then each topic is read to its
+#      end with kcat and must hold one record per row, each key once (exactly-once: isolation.level=read_committed; also
+#      read with read_uncommitted, which counts the records of aborted transactions too).
+#      EOS_BENCH_REPEAT=N runs N such pairs, each run a pipeline of its own (<name>_alo2, <name>_eos2, ...: own slot or
+#      copy of the start position, own topics) over the same backlog, every other pair in the other order (alo eos, eos
+#      alo, alo eos, ...), and reports each run and the median of each mode.
 #   5. Latency, commit -> visible, one daemon at a time (at-least-once first), each streaming from where it stopped:
 #      a consumer that is not Tidemark (kcat; read_committed for exactly-once, the default for at-least-once), whose
 #      output lines a python3 reader stamps with their receive time, reads the mode's latency topic; a sentinel row shows
@@ -45,7 +50,8 @@
 # EOS_BENCH_BUILD_DIR/tidemark as it is), EOS_BENCH_INTERVAL_MS (sink.kafka.transaction_interval_ms; unset: the daemon's
 # default, 100), EOS_BENCH_FLUSH_MS (state.flush_interval_ms of both daemons, 100: the resolution of the throughput
 # timing), EOS_BENCH_TIMEOUT_S (1800, per throughput run), EOS_BENCH_ORDER (alo-first | eos-first, the throughput runs),
-# EOS_BENCH_KEEP=1 keeps the work directory (configs, logs, the stamped latency samples).
+# EOS_BENCH_REPEAT (1: pairs of throughput runs; a run of 500,000 rows lasts a few seconds, so one pair on a shared
+# 2-core machine is noisy), EOS_BENCH_KEEP=1 keeps the work directory (configs, logs, the stamped latency samples).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -66,6 +72,7 @@ INTERVAL_MS="${EOS_BENCH_INTERVAL_MS:-}"
 FLUSH_MS="${EOS_BENCH_FLUSH_MS:-100}"
 TIMEOUT_S="${EOS_BENCH_TIMEOUT_S:-1800}"
 ORDER="${EOS_BENCH_ORDER:-alo-first}"
+REPEAT="${EOS_BENCH_REPEAT:-1}"
 case "$SOURCE" in
     postgres | mysql) ;;
     *) die "EOS_BENCH_SOURCE must be postgres or mysql, not '$SOURCE'" ;;
@@ -75,17 +82,25 @@ case "$ORDER" in
     eos-first) MODES=(eos alo) ;;
     *) die "EOS_BENCH_ORDER must be alo-first or eos-first, not '$ORDER'" ;;
 esac
-for v in ROWS TXN_ROWS RATE LATENCY_S FLUSH_MS TIMEOUT_S ${INTERVAL_MS:+INTERVAL_MS}; do
+for v in ROWS TXN_ROWS RATE LATENCY_S FLUSH_MS TIMEOUT_S REPEAT ${INTERVAL_MS:+INTERVAL_MS}; do
     value="${ROWS}"
     case "$v" in
         TXN_ROWS) value="$TXN_ROWS" ;; RATE) value="$RATE" ;; LATENCY_S) value="$LAT_S" ;; FLUSH_MS) value="$FLUSH_MS" ;;
-        TIMEOUT_S) value="$TIMEOUT_S" ;; INTERVAL_MS) value="$INTERVAL_MS" ;;
+        TIMEOUT_S) value="$TIMEOUT_S" ;; REPEAT) value="$REPEAT" ;; INTERVAL_MS) value="$INTERVAL_MS" ;;
     esac
     [[ "$value" =~ ^[1-9][0-9]*$ ]] || die "EOS_BENCH_$v must be a positive integer, not '$value'"
 done
 ((ROWS % TXN_ROWS == 0)) || die "EOS_BENCH_ROWS ($ROWS) must be a multiple of EOS_BENCH_TXN_ROWS ($TXN_ROWS)"
 TXNS=$((ROWS / TXN_ROWS))
 LAT_ROWS=$((RATE * LAT_S))
+# The throughput runs, in their order: alo eos, then eos2 alo2, alo3 eos3... (each a pipeline of its own).
+RUNS=()
+for ((r = 1; r <= REPEAT; r++)); do
+    suffix=""
+    ((r > 1)) && suffix="$r"
+    if ((r % 2 == 1)); then RUNS+=("${MODES[0]}$suffix" "${MODES[1]}$suffix"); else RUNS+=("${MODES[1]}$suffix" "${MODES[0]}$suffix"); fi
+done
+mode_of() { echo "${1%%[0-9]*}"; }
 require_cmd kcat python3
 
 log() { printf '[eos-bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -113,14 +128,15 @@ ROWS_TABLE="${NAME}_rows"
 LAT_TABLE="${NAME}_lat"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/tidemark-eosbench.XXXXXX")"
 TIDEMARK_BIN="$WORK/tidemark"
-declare -A CONFIG STATE DLOG TOPIC LAT_TOPIC SLOT
-for mode in alo eos; do
-    CONFIG[$mode]="$WORK/$mode.yaml"
-    STATE[$mode]="$WORK/$mode.state.json"
-    DLOG[$mode]="$WORK/$mode.log"
-    SLOT[$mode]="${NAME}_$mode"
+declare -A CONFIG STATE DLOG TOPIC LAT_TOPIC SLOT STATE_TOPIC
+for run in "${RUNS[@]}"; do
+    CONFIG[$run]="$WORK/$run.yaml"
+    STATE[$run]="$WORK/$run.state.json"
+    DLOG[$run]="$WORK/$run.log"
+    SLOT[$run]="${NAME}_$run"
+    STATE_TOPIC[$run]="${NAME}_$run.tidemark.state"  # exactly-once runs: sink.kafka.state_topic's default
+    : >"${DLOG[$run]}"
 done
-STATE_TOPIC="${NAME}_eos.tidemark.state"
 declare -A MODE_NAME=([alo]="at-least-once" [eos]="exactly-once")
 daemon_pid=""
 kcat_pid=""
@@ -140,10 +156,8 @@ else
         -p"$TIDEMARK_MYSQL_ROOT_PASSWORD" -N -B "$@"; }
     SCHEMA="$DB"
 fi
-for mode in alo eos; do
-    TOPIC[$mode]="${NAME}_$mode.$SCHEMA.$ROWS_TABLE"
-    LAT_TOPIC[$mode]="${NAME}_$mode.$SCHEMA.$LAT_TABLE"
-done
+for run in "${RUNS[@]}"; do TOPIC[$run]="${NAME}_$run.$SCHEMA.$ROWS_TABLE"; done
+for mode in alo eos; do LAT_TOPIC[$mode]="${NAME}_$mode.$SCHEMA.$LAT_TABLE"; done
 
 drop_slot() {  # waits until the slot is inactive (a walsender lingers briefly after its client left)
     local slot="$1" i
@@ -172,19 +186,19 @@ cleanup() {
             sql -c "SELECT 1" >/dev/null 2>&1 && break
             sleep 1
         done
-        drop_slot "${SLOT[alo]}"
-        drop_slot "${SLOT[eos]}"
+        local run
+        for run in "${RUNS[@]}"; do drop_slot "${SLOT[$run]}"; done
         sql -c "DROP PUBLICATION IF EXISTS $PUB" >/dev/null 2>&1
         [[ $created_tables == 1 ]] && sql -c "DROP TABLE IF EXISTS public.$ROWS_TABLE, public.$LAT_TABLE" >/dev/null 2>&1
     else
         [[ $created_tables == 1 ]] && my_root -e "DROP TABLE IF EXISTS \`$DB\`.\`$ROWS_TABLE\`, \`$DB\`.\`$LAT_TABLE\`" >/dev/null 2>&1
     fi
-    # The data topics and the state topic: one regular expression, one JVM.
+    # The data topics and the state topics: one regular expression, one JVM.
     [[ $created_topics == 1 ]] &&
         kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --delete --if-exists \
-            --topic "${NAME}_(alo|eos)\\..*" >/dev/null 2>&1
+            --topic "${NAME}_(alo|eos)[0-9]*\\..*" >/dev/null 2>&1
     if [[ $status != 0 ]]; then
-        for mode in alo eos; do [[ -s "${DLOG[$mode]}" ]] && show_log_tail "${DLOG[$mode]}" 30; done
+        for run in "${RUNS[@]}"; do [[ -s "${DLOG[$run]}" ]] && show_log_tail "${DLOG[$run]}" 30; done
     fi
     if [[ "${EOS_BENCH_KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
     exit "$status"
@@ -321,19 +335,18 @@ else
                 CREATE TABLE \`$DB\`.\`$LAT_TABLE\` (id BIGINT PRIMARY KEY, phase INT, commit_us BIGINT)"
 fi
 
-log "creating topics ${NAME}_{alo,eos}.$SCHEMA.{$ROWS_TABLE,$LAT_TABLE} (4 partitions each)"
+log "creating topics ${NAME}_<run>.$SCHEMA.$ROWS_TABLE for runs ${RUNS[*]} and ${NAME}_{alo,eos}.$SCHEMA.$LAT_TABLE (4 partitions each)"
 created_topics=1
-for mode in alo eos; do
-    kafka_create_topic "${TOPIC[$mode]}" 4 >/dev/null
-    kafka_create_topic "${LAT_TOPIC[$mode]}" 4 >/dev/null
-done
+for run in "${RUNS[@]}"; do kafka_create_topic "${TOPIC[$run]}" 4 >/dev/null; done
+for mode in alo eos; do kafka_create_topic "${LAT_TOPIC[$mode]}" 4 >/dev/null; done
 
-# The two configurations differ in their name (the topic prefix), their starting point and exactly_once.
-write_config() {  # MODE
-    local mode="$1"
+# The configurations differ in their name (the topic prefix), their starting point and exactly_once.
+write_config() {  # RUN
+    local run="$1" mode
+    mode="$(mode_of "$1")"
     {
-        echo "# Written by bench/exactly_once_bench.sh ($mode)."
-        echo "name: ${NAME}_$mode"
+        echo "# Written by bench/exactly_once_bench.sh (run $run, ${MODE_NAME[$mode]})."
+        echo "name: ${NAME}_$run"
         echo "source:"
         if [[ $SOURCE == postgres ]]; then
             cat <<EOF
@@ -345,7 +358,7 @@ write_config() {  # MODE
   database: $TIDEMARK_PG_DATABASE
   tables: [public.$ROWS_TABLE, public.$LAT_TABLE]
   postgres:
-    slot: ${SLOT[$mode]}
+    slot: ${SLOT[$run]}
     publication: $PUB
     create_publication: true
 EOF
@@ -358,7 +371,7 @@ EOF
   password: \${TIDEMARK_MYSQL_PASSWORD}
   tables: [$DB.$ROWS_TABLE, $DB.$LAT_TABLE]
   mysql:
-    server_id: $((40000 + $$ % 10000 + $([[ $mode == eos ]] && echo 10000 || echo 0)))
+    server_id: $((40000 + $$ % 10000 + 10000 * $([[ $mode == eos ]] && echo 1 || echo 0)))
 EOF
         fi
         cat <<EOF
@@ -379,28 +392,27 @@ EOF
 snapshot:
   initial: never
 state:
-  path: ${STATE[$mode]}
+  path: ${STATE[$run]}
   flush_interval_ms: $FLUSH_MS
 EOF
-    } >"${CONFIG[$mode]}"
+    } >"${CONFIG[$run]}"
 }
-write_config alo
-write_config eos
+for run in "${RUNS[@]}"; do write_config "$run"; done
 
 # Each daemon once, so that its starting point lies before the backlog.
 if [[ $SOURCE == postgres ]]; then
-    for mode in alo eos; do
-        log "starting the $mode daemon once to create its slot ${SLOT[$mode]} (and the publication $PUB)"
-        start_daemon "$mode"
+    for run in "${RUNS[@]}"; do
+        log "starting the $run daemon once to create its slot ${SLOT[$run]} (and the publication $PUB)"
+        start_daemon "$run"
         for ((i = 0; ; i++)); do
-            [[ "$(sql -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '${SLOT[$mode]}' AND active")" == 1 ]] && break
-            kill -0 "$daemon_pid" 2>/dev/null || die "the $mode daemon exited before its slot became active"
-            ((i < 600)) || die "slot ${SLOT[$mode]} not active after 60 s"
+            [[ "$(sql -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '${SLOT[$run]}' AND active")" == 1 ]] && break
+            kill -0 "$daemon_pid" 2>/dev/null || die "the $run daemon exited before its slot became active"
+            ((i < 600)) || die "slot ${SLOT[$run]} not active after 60 s"
             sleep 0.1
         done
         stop_daemon
     done
-    sql -c "SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name IN ('${SLOT[alo]}', '${SLOT[eos]}')" |
+    sql -c "SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name LIKE '${NAME}\_%' ORDER BY 1" |
         while IFS='|' read -r s l; do log "slot $s at $l"; done
 else
     my_root -e "FLUSH BINARY LOGS"
@@ -413,23 +425,30 @@ else
         sleep 0.1
     done
     stop_daemon
-    # The same position, under the eos pipeline's name (a state file names its pipeline).
-    sed "s/\"pipeline\": *\"${NAME}_alo\"/\"pipeline\": \"${NAME}_eos\"/" "${STATE[alo]}" >"${STATE[eos]}"
-    grep -q "\"${NAME}_eos\"" "${STATE[eos]}" || die "cannot rename the pipeline in the copied state file ${STATE[eos]}"
     read -r START_FILE START_POS <<<"$(state_position alo)"
-    log "start position $START_FILE:$START_POS; the eos daemon once (its state topic is empty: it goes on from a copy of that state file)"
-    start_daemon eos
-    for ((i = 0; ; i++)); do
-        grep -q 'mysql: streaming the binlog' "${DLOG[eos]}" 2>/dev/null && break
-        kill -0 "$daemon_pid" 2>/dev/null || die "the eos daemon exited before it streamed"
-        ((i < 600)) || die "the eos daemon did not stream within 60 s"
-        sleep 0.1
+    log "start position $START_FILE:$START_POS, for every run (copies of that state file)"
+    for run in "${RUNS[@]}"; do
+        [[ $run == alo ]] && continue
+        # The same position under the run's pipeline name (a state file names its pipeline).
+        sed "s/\"pipeline\": *\"${NAME}_alo\"/\"pipeline\": \"${NAME}_$run\"/" "${STATE[alo]}" >"${STATE[$run]}"
+        grep -q "\"${NAME}_$run\"" "${STATE[$run]}" || die "cannot rename the pipeline in the copied state file ${STATE[$run]}"
+        [[ "$(mode_of "$run")" == eos ]] || continue
+        # Exactly-once: once, so that its state topic and transactional id exist before its timed run (the empty
+        # state topic sends it to the state file).
+        log "starting the $run daemon once (it goes on from its state file: its state topic is empty)"
+        start_daemon "$run"
+        for ((i = 0; ; i++)); do
+            grep -q 'mysql: streaming the binlog' "${DLOG[$run]}" 2>/dev/null && break
+            kill -0 "$daemon_pid" 2>/dev/null || die "the $run daemon exited before it streamed"
+            ((i < 600)) || die "the $run daemon did not stream within 60 s"
+            sleep 0.1
+        done
+        sleep 1
+        stop_daemon
     done
-    sleep 1
-    stop_daemon
 fi
-for mode in alo eos; do
-    if grep -q ' error ' "${DLOG[$mode]}"; then show_log_tail "${DLOG[$mode]}" 20; die "the $mode daemon logged an error on its first start"; fi
+for run in "${RUNS[@]}"; do
+    if grep -q ' error ' "${DLOG[$run]}" 2>/dev/null; then show_log_tail "${DLOG[$run]}" 20; die "the $run daemon logged an error on its first start"; fi
 done
 
 # ---------------------------------------------------------------------------- backlog
@@ -477,52 +496,62 @@ write_s="$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9
 log "wrote in $write_s s; the backlog ends at $END_DESC (~$backlog_mb MB of $([[ $SOURCE == postgres ]] && echo WAL || echo binlog))"
 
 # ---------------------------------------------------------------------------- throughput
-declare -A NS HWM CPU KCPU STARTUP_NS
+declare -A NS HWM CPU KCPU STARTUP_NS COMMITS RECORDS KEYS ALL_RECORDS
 if [[ $SOURCE == postgres ]]; then STREAM_LINE='postgres: streaming slot'; else STREAM_LINE='mysql: streaming the binlog'; fi
-run_throughput() {  # MODE
-    local mode="$1" i t0 t1 k0 deadline lines0 ts
-    log "throughput, ${MODE_NAME[$mode]}: to ${TOPIC[$mode]}, until the committed position reaches $END_DESC"
-    lines0="$(wc -l <"${DLOG[$mode]}")"
+state_commits() {  # RUN: its committed Kafka transactions so far = the records of its state topic (one per commit)
+    timeout 120 kcat -C -b "$BOOTSTRAP" -t "${STATE_TOPIC[$1]}" -o beginning -e -q -X isolation.level=read_committed -f 'x\n' \
+        2>>"$WORK/kcat-count.log" | wc -l
+}
+run_throughput() {  # RUN
+    local run="$1" mode i t0 t1 k0 deadline lines0 ts commits0=0
+    mode="$(mode_of "$run")"
+    [[ $mode == eos ]] && commits0="$(state_commits "$run")"
+    log "throughput, run $run (${MODE_NAME[$mode]}): to ${TOPIC[$run]}, until the committed position reaches $END_DESC"
+    lines0="$(wc -l <"${DLOG[$run]}")"
     k0="$(proc_ticks "$kafka_pid")"
     t0="$(now_ns)"
-    start_daemon "$mode"
-    HWM[$mode]=0
+    start_daemon "$run"
+    HWM[$run]=0
     deadline=$(($(date +%s) + TIMEOUT_S))
     for ((i = 0; ; i++)); do
-        reached_end "$mode" && break
-        kill -0 "$daemon_pid" 2>/dev/null || die "the $mode daemon exited during its run"
-        (($(date +%s) < deadline)) || die "the $mode daemon did not reach $END_DESC within $TIMEOUT_S s (committed: $(state_position "$mode"))"
-        ((i % 20 == 0)) && HWM[$mode]="$(hwm_of "$daemon_pid")"  # a fallback: the read below counts
+        reached_end "$run" && break
+        kill -0 "$daemon_pid" 2>/dev/null || die "the $run daemon exited during its run"
+        (($(date +%s) < deadline)) || die "the $run daemon did not reach $END_DESC within $TIMEOUT_S s (committed: $(state_position "$run"))"
+        ((i % 20 == 0)) && HWM[$run]="$(hwm_of "$daemon_pid")"  # a fallback: the read below counts
         sleep 0.02
     done
     t1="$(now_ns)"
-    NS[$mode]=$((t1 - t0))
-    HWM[$mode]="$(hwm_of "$daemon_pid")"
-    CPU[$mode]="$(proc_ticks "$daemon_pid")"
-    KCPU[$mode]=$(($(proc_ticks "$kafka_pid") - k0))
-    # Its start-up (configuration, Kafka, exactly-once: init_transactions and reading the state topic): from the
+    NS[$run]=$((t1 - t0))
+    HWM[$run]="$(hwm_of "$daemon_pid")"
+    CPU[$run]="$(proc_ticks "$daemon_pid")"
+    KCPU[$run]=$(($(proc_ticks "$kafka_pid") - k0))
+    # Its start-up (configuration, Kafka; exactly-once: init_transactions and reading the state topic): from the
     # process start to its log line saying that the source streams (the log's clock is milliseconds).
-    ts="$(tail -n +"$((lines0 + 1))" "${DLOG[$mode]}" | grep -m1 -F "$STREAM_LINE" | cut -d' ' -f1)" || ts=""
-    STARTUP_NS[$mode]=0
-    [[ -n "$ts" ]] && STARTUP_NS[$mode]=$(($(date -d "$ts" +%s%N) - t0))
-    log "throughput, ${MODE_NAME[$mode]}: $(awk -v n="${NS[$mode]}" -v r="$ROWS" -v s="${STARTUP_NS[$mode]}" 'BEGIN { printf "%.2f s (start-up %.2f s), %.0f rows/s", n / 1e9, s / 1e9, r / (n / 1e9) }'), peak RSS $((HWM[$mode] / 1024)) MB"
+    ts="$(tail -n +"$((lines0 + 1))" "${DLOG[$run]}" | grep -m1 -F "$STREAM_LINE" | cut -d' ' -f1)" || ts=""
+    STARTUP_NS[$run]=0
+    [[ -n "$ts" ]] && STARTUP_NS[$run]=$(($(date -d "$ts" +%s%N) - t0))
+    log "throughput, run $run: $(awk -v n="${NS[$run]}" -v r="$ROWS" -v s="${STARTUP_NS[$run]}" 'BEGIN { printf "%.2f s (start-up %.2f s), %.0f rows/s", n / 1e9, s / 1e9, r / (n / 1e9) }'), peak RSS $((HWM[$run] / 1024)) MB"
     stop_daemon
+    COMMITS[$run]="-"
+    [[ $mode == eos ]] && COMMITS[$run]=$(($(state_commits "$run") - commits0))
+    return 0
 }
-
-state_commits() {  # committed Kafka transactions so far: the state records (one per commit, read_committed)
-    timeout 120 kcat -C -b "$BOOTSTRAP" -t "$STATE_TOPIC" -o beginning -e -q -X isolation.level=read_committed -f 'x\n' \
-        2>>"$WORK/kcat-count.log" | wc -l
-}
-eos_commits_before="$(state_commits)"
-for mode in "${MODES[@]}"; do
-    run_throughput "$mode"
+for run in "${RUNS[@]}"; do
+    run_throughput "$run"
 done
-eos_commits=$(($(state_commits) - eos_commits_before))
 
 log "counting the records of each topic (kcat to the end)"
-read -r alo_records alo_keys <<<"$(count_records "${TOPIC[alo]}" read_uncommitted)"
-read -r eos_records eos_keys <<<"$(count_records "${TOPIC[eos]}" read_committed)"
-read -r eos_all_records _ <<<"$(count_records "${TOPIC[eos]}" read_uncommitted)"
+for run in "${RUNS[@]}"; do
+    ALL_RECORDS[$run]="-"
+    isolation=read_uncommitted
+    [[ "$(mode_of "$run")" == eos ]] && isolation=read_committed
+    read -r records keys <<<"$(count_records "${TOPIC[$run]}" "$isolation")"
+    RECORDS[$run]="$records" KEYS[$run]="$keys"
+    if [[ $isolation == read_committed ]]; then
+        read -r records _ <<<"$(count_records "${TOPIC[$run]}" read_uncommitted)"
+        ALL_RECORDS[$run]="$records"
+    fi
+done
 
 # ---------------------------------------------------------------------------- latency
 declare -A LAT
@@ -617,26 +646,39 @@ done
 # ---------------------------------------------------------------------------- report
 echo
 echo "== Exactly-once beside at-least-once, $SOURCE source ($(nproc) cores, shared with the database and Kafka)"
-echo "throughput: $ROWS single-row INSERTs in transactions of $TXN_ROWS (~$backlog_mb MB of log), each mode from its own starting point; ${MODES[0]} ran first"
-awk -v rows="$ROWS" -v an="${NS[alo]}" -v en="${NS[eos]}" -v ah="${HWM[alo]}" -v eh="${HWM[eos]}" \
-    -v asu="${STARTUP_NS[alo]}" -v esu="${STARTUP_NS[eos]}" \
-    -v ac="$(secs "${CPU[alo]}")" -v ec="$(secs "${CPU[eos]}")" -v ak="$(secs "${KCPU[alo]}")" -v ek="$(secs "${KCPU[eos]}")" \
-    -v ar="$alo_records" -v akeys="$alo_keys" -v er="$eos_records" -v ekeys="$eos_keys" -v eall="$eos_all_records" \
-    -v commits="$eos_commits" 'BEGIN {
-    as = an / 1e9; es = en / 1e9; arate = rows / as; erate = rows / es; ratio = erate / arate
-    printf "%-15s %9s %10s %7s %10s %12s %12s   %s\n", "mode", "seconds", "rows/s", "ratio", "peak RSS", "daemon CPU s", "broker CPU s", "records / distinct keys in its topic"
-    printf "%-15s %9.2f %10.0f %7s %7.1f MB %12s %12s   %s / %s%s\n", "at-least-once", as, arate, "1.00", ah / 1024, ac, ak, ar, akeys,
-        (ar == rows && akeys == rows ? "" : "  <- MISMATCH (expected " rows ")")
-    printf "%-15s %9.2f %10.0f %7.2f %7.1f MB %12s %12s   %s / %s%s (read_committed)\n", "exactly-once", es, erate, ratio, eh / 1024, ec, ek, er, ekeys,
-        (er == rows && ekeys == rows ? "" : "  <- MISMATCH (expected " rows ")")
-    printf "\nthroughput ratio exactly-once / at-least-once %.2f (target >= 0.90): %s\n", ratio, (ratio >= 0.9 ? "target met" : "NOT met")
-    if (asu > 0 && esu > 0 && an > asu && en > esu) {
-        ar2 = rows / ((an - asu) / 1e9); er2 = rows / ((en - esu) / 1e9)
-        printf "without the start-up (process start -> source streaming: at-least-once %.2f s, exactly-once %.2f s): %.0f / %.0f rows/s, ratio %.2f\n",
-            asu / 1e9, esu / 1e9, ar2, er2, er2 / ar2
+echo "throughput: $ROWS single-row INSERTs in transactions of $TXN_ROWS (~$backlog_mb MB of log), each run from its own starting point; runs in order: ${RUNS[*]}"
+for run in "${RUNS[@]}"; do
+    echo "$run $(mode_of "$run") ${NS[$run]} ${STARTUP_NS[$run]} ${HWM[$run]} $(secs "${CPU[$run]}") $(secs "${KCPU[$run]}") ${RECORDS[$run]} ${KEYS[$run]} ${ALL_RECORDS[$run]} ${COMMITS[$run]}"
+done | awk -v rows="$ROWS" -v repeat="$REPEAT" '
+function median(v, n,    i, j, t, s) {  # of v[1..n]
+    for (i = 1; i <= n; i++) s[i] = v[i]
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && s[j - 1] > s[j]; j--) { t = s[j]; s[j] = s[j - 1]; s[j - 1] = t }
+    return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+}
+{
+    run = $1; mode = $2; secs = $3 / 1e9; rate = rows / secs; srate = ($4 > 0 && $3 > $4) ? rows / (($3 - $4) / 1e9) : 0
+    n[mode]++; R[mode, n[mode]] = rate; S[mode, n[mode]] = srate; M[mode, n[mode]] = $5 / 1024; SU[mode, n[mode]] = $4 / 1e9
+    if (mode == "eos" && $11 ~ /^[0-9]+$/ && $11 > 0) { C[n[mode]] = $11; CS[n[mode]] = ($3 - $4) / 1e6 / $11 }
+    label = (mode == "alo" ? "at-least-once" : "exactly-once") (repeat > 1 ? " (" run ")" : "")
+    check = ($8 == rows && $9 == rows) ? "" : "  <- MISMATCH (expected " rows ")"
+    extra = mode == "eos" ? sprintf(" (read_committed; %s with read_uncommitted; %s Kafka transactions)", $10, $11) : ""
+    lines[NR] = sprintf("%-22s %8.2f %9.2f %10.0f %10.0f %7.1f MB %9s %9s   %s / %s%s%s", label, secs, $4 / 1e9, rate, srate, $5 / 1024, $6, $7, $8, $9, check, extra)
+    if (mode == "eos" && $10 ~ /^[0-9]+$/ && $8 ~ /^[0-9]+$/ && $10 != $8) lines[NR] = lines[NR] "  <- " ($10 - $8) " records of aborted transactions"
+}
+END {
+    printf "%-22s %8s %9s %10s %10s %10s %9s %9s   %s\n", "run", "seconds", "start-up", "rows/s", "streaming", "peak RSS", "CPU s", "broker s", "records / distinct keys in its topic"
+    for (i = 1; i <= NR; i++) print lines[i]
+    for (k = 1; k <= n["alo"]; k++) { ra[k] = R["alo", k]; sa[k] = S["alo", k]; ma[k] = M["alo", k] }
+    for (k = 1; k <= n["eos"]; k++) { re[k] = R["eos", k]; se[k] = S["eos", k]; me[k] = M["eos", k]; sue[k] = SU["eos", k] }
+    ar = median(ra, n["alo"]); er = median(re, n["eos"]); as = median(sa, n["alo"]); es = median(se, n["eos"])
+    if (repeat > 1) {
+        printf "%-22s %8s %9s %10.0f %10.0f %7.1f MB\n", "median at-least-once", "", "", ar, as, median(ma, n["alo"])
+        printf "%-22s %8s %9s %10.0f %10.0f %7.1f MB\n", "median exactly-once", "", "", er, es, median(me, n["eos"])
     }
-    printf "exactly-once: %d Kafka transactions committed during its run (~%.0f rows each, one every %.0f ms); %s records with read_uncommitted (%s in aborted transactions)\n",
-        commits, (commits > 0 ? rows / commits : 0), (commits > 0 ? (en - (en > esu ? esu : 0)) / 1e6 / commits : 0), eall, (eall ~ /^[0-9]+$/ && er ~ /^[0-9]+$/ ? eall - er : "?")
+    printf "(rows/s: from the process start; streaming: from the log line saying the source streams, i.e. without the start-up)\n"
+    printf "\nthroughput ratio exactly-once / at-least-once %.2f (%starget >= 0.90): %s\n", er / ar, (repeat > 1 ? "medians of " repeat " runs each; " : ""), (er / ar >= 0.9 ? "target met" : "NOT met")
+    if (as > 0 && es > 0) printf "without the start-up: %.2f; exactly-once start-up %.2f s%s (at-least-once: %.2f s)\n", es / as, median(sue, n["eos"]), (repeat > 1 ? " (median)" : ""), SU["alo", 1]
+    for (k = 1; k <= n["eos"]; k++) if (k in C) printf "exactly-once run %d: %d Kafka transactions, ~%.0f rows each, one every %.0f ms while streaming\n", k, C[k], rows / C[k], CS[k]
 }'
 echo
 echo "latency, commit -> visible to a kcat consumer: $RATE single-row transactions/s for $LAT_S s ($LAT_ROWS rows) with the daemon streaming"

@@ -677,7 +677,8 @@ std::vector<Setting> build_table() {
       .byDefault(""),
     property<int64_t>("sink.kafka.transaction_interval_ms", [](Config& c) -> auto& { return c.sink.kafka.transaction_interval_ms; },
       "With sink.kafka.exactly_once: a Kafka transaction is committed at the first source-transaction end after it has "
-      "been open this long (consumers reading committed records see changes after about this much more delay).")
+      "been open this long (consumers reading committed records see changes after about this much more delay). While the "
+      "source is ahead of Kafka (catching up a backlog), ten times this, so that commits do not slow the catch-up.")
       .byDefault(100).validate(in_range(1, 600000)),
     property<int64_t>("sink.kafka.transaction_max_bytes", [](Config& c) -> auto& { return c.sink.kafka.transaction_max_bytes; },
       "With sink.kafka.exactly_once: a Kafka transaction is committed at the first source-transaction end after its "

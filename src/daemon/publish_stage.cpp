@@ -41,6 +41,7 @@ void PublishStage::loop() {
   for (;;) {
     batch.reserve(kPopBatch);  // recycle() may hand back a buffer without capacity
     queue_.pop_batch(batch, kPopBatch, sink_.awaiting_acknowledgements() ? kPopWaitInFlight : kPopWait);
+    const bool source_ahead = batch.size() == kPopBatch;
     for (auto& item : batch) {
       if (echo_ && !echo_->pass(item)) continue;
       const bool published = merger_ ? merger_->process(item, emit) : sink_.publish(item);
@@ -50,7 +51,7 @@ void PublishStage::loop() {
       }
     }
     if (merger_ && !failed_ && !merger_->flush_state(emit)) failed_ = true;
-    if (!failed_ && !sink_.end_of_batch()) failed_ = true;
+    if (!failed_ && !sink_.end_of_batch(source_ahead)) failed_ = true;
     if (heartbeat_interval_.count() > 0 && !failed_ && Clock::now() >= next_heartbeat) {
       const auto wall = std::chrono::system_clock::now().time_since_epoch();
       if (!sink_.publish_heartbeat(std::chrono::duration_cast<std::chrono::milliseconds>(wall).count())) failed_ = true;

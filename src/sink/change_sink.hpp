@@ -23,9 +23,13 @@ class ChangeSink {
   // A liveness record for consumers (Debezium's heartbeat topic); sinks without one ignore it.
   virtual bool publish_heartbeat(int64_t now_ms) = 0;
 
-  // The queue had nothing more for now: a sink that gathers changes (a database transaction) hands over
-  // what it holds when that ends a source transaction. False when the sink failed.
-  virtual bool end_of_batch() { return true; }
+  // The end of what the queue held at one look: a sink that gathers changes (a database transaction) hands
+  // over what it holds when that ends a source transaction. `source_ahead`: the batch was full, more is
+  // waiting (the source is ahead, catching up). False when the sink failed.
+  virtual bool end_of_batch(bool source_ahead) {
+    (void)source_ahead;
+    return true;
+  }
 
   // Something handed over is not acknowledged yet (or waits behind something that is not).
   virtual bool awaiting_acknowledgements() const = 0;

@@ -10,6 +10,9 @@ namespace {
 // A transaction that holds positions only (a quiet source's checkpoints, a snapshot state change) commits
 // at most this often: it only keeps the state topic current.
 constexpr std::chrono::milliseconds kPositionsOnlyInterval{1000};
+// While the source is ahead (catching up), transactions commit this many intervals apart, or at
+// sink.kafka.transaction_max_bytes.
+constexpr int kCatchUpFactor = 10;
 }  // namespace
 
 ExactlyOnceSink::ExactlyOnceSink(PublisherOptions publisher, std::unique_ptr<KafkaSink> kafka, PositionTracker& tracker,
@@ -94,7 +97,11 @@ bool ExactlyOnceSink::publish_within_transaction(const ChangeEvent& event) {
 bool ExactlyOnceSink::commit_due() const {
   if (!kafka_->transaction_open()) return false;
   if (kafka_->transaction_bytes() >= options_.max_bytes) return true;
-  const auto interval = records_since_commit_ ? options_.interval : std::max(options_.interval, kPositionsOnlyInterval);
+  auto interval = records_since_commit_ ? options_.interval : std::max(options_.interval, kPositionsOnlyInterval);
+  // While the source is ahead, each record waits behind the backlog anyway; a commit stops production
+  // (its records drain, then the markers are written), so fewer of them keep the throughput of
+  // at-least-once delivery. At light load the interval alone decides the latency.
+  if (source_ahead_) interval = std::min(interval * kCatchUpFactor, std::max(interval, options_.split_after));
   return Clock::now() - kafka_->transaction_began() >= interval;
 }
 
@@ -135,8 +142,9 @@ bool ExactlyOnceSink::publish_heartbeat(int64_t now_ms) {
   return true;
 }
 
-bool ExactlyOnceSink::end_of_batch() {
+bool ExactlyOnceSink::end_of_batch(bool source_ahead) {
   if (fatal_ || !state_topic_) return false;
+  source_ahead_ = source_ahead;
   if (changes_in_transaction_ == 0 && commit_due()) return commit(false);
   return true;
 }

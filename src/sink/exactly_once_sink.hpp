@@ -50,7 +50,7 @@ class ExactlyOnceSink final : public ChangeSink {
 
   bool publish(const StreamItem& item) override;
   bool publish_heartbeat(int64_t now_ms) override;
-  bool end_of_batch() override;
+  bool end_of_batch(bool source_ahead) override;
   bool awaiting_acknowledgements() const override { return publisher_.awaiting_acknowledgements(); }
   void poll(std::chrono::milliseconds timeout) override;
   bool flush(std::chrono::milliseconds timeout) override;
@@ -89,6 +89,7 @@ class ExactlyOnceSink final : public ChangeSink {
   bool splittable_ = true;  // no snapshot row since position_
   std::optional<PartialTransaction> pass_over_;  // still to pass over after a restart
   bool records_since_commit_ = false;  // the open transaction holds records, not only positions
+  bool source_ahead_ = false;  // the last batch was full: catching up, commits spaced out
   std::optional<std::string> fatal_;
   uint64_t commits_ = 0;
 };

@@ -33,6 +33,9 @@ StateTopicRead read_state_topic(const KafkaSinkConfig& config, const std::string
       {"bootstrap.servers", config.bootstrap_servers}, {"isolation.level", "read_committed"},
       {"enable.partition.eof", "true"},                {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},           {"allow.auto.create.topics", "false"},
+      // The topic is read once to its end at start: a fetch that finds nothing new returns at once instead of after
+      // the default 500 ms, which every start would wait.
+      {"fetch.wait.max.ms", "10"},
       // librdkafka's consumer wants a group; it is never joined (assign, not subscribe) nor committed to.
       {"group.id", "tidemark-state-reader-" + pipeline}};
   for (const auto& [key, value] : settings) {

@@ -136,7 +136,7 @@ bool DatabaseSink::publish(const StreamItem& item) {
   return true;
 }
 
-bool DatabaseSink::end_of_batch() {
+bool DatabaseSink::end_of_batch(bool) {
   if (fatal_error()) return false;
   if (idle_position_ && Clock::now() - last_commit_ >= kIdlePositionInterval) take_idle_position();
   if (at_boundary_ && !pending_.empty()) return commit();

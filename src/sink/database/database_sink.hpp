@@ -56,7 +56,7 @@ class DatabaseSink final : public ChangeSink {
 
   bool publish(const StreamItem& item) override;
   bool publish_heartbeat(int64_t) override { return true; }  // the position table's updated_at shows liveness
-  bool end_of_batch() override;
+  bool end_of_batch(bool source_ahead) override;
   bool awaiting_acknowledgements() const override { return !pending_.empty(); }
   void poll(std::chrono::milliseconds) override {}
   bool flush(std::chrono::milliseconds timeout) override;
