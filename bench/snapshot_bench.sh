@@ -176,12 +176,24 @@ drop_topics() {
     done
 }
 
-# The workload's changes in topic $1 as "ts_us latency_ms" lines into $2: Kafka LogAppendTime (ms) - ts_us.
+# The workload's changes in topic $1 as "ts_us latency_ms to_producer_ms" lines into $2: Kafka LogAppendTime (ms) -
+# ts_us, and the envelope's ts_ms (when the producer serialized the record) - ts_us, "-" when absent: how much of
+# the latency came before the producer (commit, log, decoding, queue) and how much after it (Kafka).
 latency_samples() {
     timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$1" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
         awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
-                      if (match(s, /"ts_us":[0-9]+/)) { ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; printf "%.0f %.3f\n", ts, $1 - ts / 1000 } }' \
+                      if (!match(s, /"ts_us":[0-9]+/)) next
+                      ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; pre = "-"
+                      if (match(s, /"op":"[a-z]","ts_ms":[0-9]+/)) pre = sprintf("%.3f", substr(s, RSTART + 17, RLENGTH - 17) - ts / 1000)
+                      printf "%.0f %.3f %s\n", ts, $1 - ts / 1000, pre }' \
         >"$2"
+}
+
+# The five slowest changes of the snapshot window of latency file $1 (signal at $2 us, done at $3 us), as
+# "+seconds after the signal: total ms (before the producer ms)": when the stalls come, and on which side.
+slowest_samples() {
+    awk -v s0="$2" -v s1="$3" '$1 >= s0 && $1 <= s1 { print }' "$1" | sort -k2,2 -g -r | head -5 |
+        awk -v s0="$2" '{ printf "%s+%.2fs: %.1f ms (%s before the producer)", (NR > 1 ? ", " : ""), ($1 - s0) / 1e6, $2, $3 }'
 }
 
 topic_records() {  # records in every partition of topic $1
@@ -420,6 +432,7 @@ EOF
     [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
     awk -v w="$warm_us" -v s0="$sig_us" -v s1="$done_us" -v b="$WORK/$name.base" -v s="$WORK/$name.snap" '
         $1 >= w && $1 < s0 { print $2 > b } $1 >= s0 && $1 <= s1 { print $2 > s }' "$WORK/$name.latency"
+    log "[$label] slowest changes during the snapshot: $(slowest_samples "$WORK/$name.latency" "$sig_us" "$done_us")"
     local base snap
     base="$(percentiles "$WORK/$name.base")"
     snap="$(percentiles "$WORK/$name.snap")"
