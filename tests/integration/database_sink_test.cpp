@@ -485,8 +485,9 @@ TEST_P(DatabaseTwoWay, BothSidesConvergeAndNothingEchoes) {
       std::mt19937_64 random(param.seed + side.size());
       for (int i = 0; !stop; ++i) {
         const int64_t id = rows + 1 + static_cast<int64_t>(random() % shared);
-        session->exec("UPDATE " + table + " SET version = version + 1, payload = '" + side + " " + std::to_string(i) +
-                      "' WHERE id = " + std::to_string(id));
+        exec_retrying_deadlocks([&](const std::string& sql) { session->exec(sql); },
+                                "UPDATE " + table + " SET version = version + 1, payload = '" + side + " " + std::to_string(i) +
+                                    "' WHERE id = " + std::to_string(id));
         std::this_thread::sleep_for(std::chrono::milliseconds(2 + random() % 8));
       }
     };
@@ -618,8 +619,9 @@ TEST_P(DatabaseTwoWayGeneratedKeys, RowsCreatedOnEitherSideAreUpdatedAndDeletedF
     const auto create = [&](Database& db, const std::string& table, const std::string& columns, const std::string& prefix) {
       auto session = db.session();
       for (int64_t i = 0; i < created; i += 2) {
-        session->exec("INSERT INTO " + table + " (" + columns + ") VALUES ('" + prefix + std::to_string(i) + "', 1), ('" +
-                      prefix + std::to_string(i + 1) + "', 1)");
+        exec_retrying_deadlocks([&](const std::string& sql) { session->exec(sql); },
+                                "INSERT INTO " + table + " (" + columns + ") VALUES ('" + prefix + std::to_string(i) + "', 1), ('" +
+                                    prefix + std::to_string(i + 1) + "', 1)");
         std::this_thread::sleep_for(3ms);
       }
     };
@@ -645,15 +647,19 @@ TEST_P(DatabaseTwoWayGeneratedKeys, RowsCreatedOnEitherSideAreUpdatedAndDeletedF
            legacy->daemon().stderr_text() + "\nmodern pipeline:\n" + modern->daemon().stderr_text();
   };
   ASSERT_TRUE(converged(120s)) << report();
+  const auto legacy_exec = [&](const std::string& sql) { legacy->exec(sql); };
+  const auto modern_exec = [&](const std::string& sql) { modern->exec(sql); };
   ASSERT_EQ(left.size(), static_cast<size_t>(initial + 2 * created)) << report();
 
   // Each side changes the rows the other side created (found through its own key), and some snapshot rows.
-  legacy->exec("UPDATE " + tl + " SET name = " + (pg_legacy ? "name || '-x'" : "CONCAT(name, '-x')") +
+  // A sink may still be applying the other side's changes meanwhile, and InnoDB may pick either as a deadlock
+  // victim: the sinks retry theirs, the test its own.
+  exec_retrying_deadlocks(legacy_exec, "UPDATE " + tl + " SET name = " + (pg_legacy ? "name || '-x'" : "CONCAT(name, '-x')") +
                ", version = version + 1 WHERE name LIKE 'b-%'");
-  legacy->exec("DELETE FROM " + tl + " WHERE name LIKE 'b-%' AND id % 4 = 0");
-  modern->exec("UPDATE " + tm + " SET display_name = " + (pg_modern ? "display_name || '-Y'" : "CONCAT(display_name, '-Y')") +
+  exec_retrying_deadlocks(legacy_exec, "DELETE FROM " + tl + " WHERE name LIKE 'b-%' AND id % 4 = 0");
+  exec_retrying_deadlocks(modern_exec, "UPDATE " + tm + " SET display_name = " + (pg_modern ? "display_name || '-Y'" : "CONCAT(display_name, '-Y')") +
                ", rev = rev + 1 WHERE display_name LIKE 'A-%' OR display_name LIKE 'INIT-1%'");
-  modern->exec("DELETE FROM " + tm + " WHERE display_name LIKE 'A-%' AND cid % 5 = 0");
+  exec_retrying_deadlocks(modern_exec, "DELETE FROM " + tm + " WHERE display_name LIKE 'A-%' AND cid % 5 = 0");
   ASSERT_TRUE(converged(120s)) << report();
   EXPECT_EQ(legacy->column("SELECT count(*) FROM " + tl + " WHERE name LIKE 'b-%-x'").at(0),
             legacy->column("SELECT count(*) FROM " + tl + " WHERE name LIKE 'b-%'").at(0));

@@ -226,6 +226,20 @@ std::vector<nlohmann::json> record_values(const std::vector<ConsumedRecord>& rec
   return out;
 }
 
+void exec_retrying_deadlocks(const std::function<void(const std::string&)>& exec, const std::string& sql) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      exec(sql);
+      return;
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      const bool deadlock = what.find("Deadlock found") != std::string::npos || what.find("deadlock detected") != std::string::npos;
+      if (!deadlock || attempt == 10) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  }
+}
+
 std::vector<std::string> snapshot_rows(const std::vector<ConsumedRecord>& records, const std::string& field) {
   std::vector<std::string> out;
   for (const auto& v : record_values(records)) {

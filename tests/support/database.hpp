@@ -85,6 +85,11 @@ class Database {
 // "postgres" or "mariadb", publishing to the broker at `kafka`.
 std::unique_ptr<Database> make_database(const std::string& kind, const std::string& kafka = real_kafka_bootstrap());
 
+// Runs one autocommit statement, again when the server chose it as a deadlock victim (MariaDB 1213,
+// PostgreSQL 40P01): a test writer racing the daemon's applied transactions is an ordinary client, and
+// clients retry deadlocks. Other errors throw at once.
+void exec_retrying_deadlocks(const std::function<void(const std::string&)>& exec, const std::string& sql);
+
 // The snapshot part of the daemon's state file (null before the first persist).
 nlohmann::json snapshot_state(DaemonRunner& daemon);
 // The state says at least `tables` tables are done and nothing is running or queued.
