@@ -867,7 +867,12 @@ TEST_P(DatabaseApplyFromKafkaGroup, MembersHandPartitionsOverAndAStalledMemberIs
   second.start();
   // Cooperative rebalance: the first member drains and revokes some partitions, the second claims them.
   ASSERT_TRUE(wait_until([&] { return owners() == 2; }, 60s)) << logs();
-  EXPECT_NE(first.stderr_text().find("kafka source: revoked"), std::string::npos) << first.stderr_text();
+  // Usually a cooperative revoke; a manual offset commit that meets the rebalance (ILLEGAL_GENERATION)
+  // makes librdkafka drop the partitions as lost instead. Either way the first member gave them up.
+  const std::string first_log = first.stderr_text();
+  EXPECT_TRUE(first_log.find("kafka source: revoked") != std::string::npos ||
+              first_log.find("kafka source: lost") != std::string::npos)
+      << first_log;
   std::this_thread::sleep_for(2s);
   first.stop(SIGKILL);  // its partitions go to the second member once its session expires
   ASSERT_TRUE(wait_until([&] { return owners() == 1; }, 60s)) << logs();
