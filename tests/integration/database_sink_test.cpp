@@ -647,13 +647,13 @@ TEST_P(DatabaseTwoWayGeneratedKeys, RowsCreatedOnEitherSideAreUpdatedAndDeletedF
            legacy->daemon().stderr_text() + "\nmodern pipeline:\n" + modern->daemon().stderr_text();
   };
   ASSERT_TRUE(converged(120s)) << report();
-  const auto legacy_exec = [&](const std::string& sql) { legacy->exec(sql); };
-  const auto modern_exec = [&](const std::string& sql) { modern->exec(sql); };
   ASSERT_EQ(left.size(), static_cast<size_t>(initial + 2 * created)) << report();
 
   // Each side changes the rows the other side created (found through its own key), and some snapshot rows.
   // A sink may still be applying the other side's changes meanwhile, and InnoDB may pick either as a deadlock
   // victim: the sinks retry theirs, the test its own.
+  const auto legacy_exec = [&](const std::string& sql) { legacy->exec(sql); };
+  const auto modern_exec = [&](const std::string& sql) { modern->exec(sql); };
   exec_retrying_deadlocks(legacy_exec, "UPDATE " + tl + " SET name = " + (pg_legacy ? "name || '-x'" : "CONCAT(name, '-x')") +
                ", version = version + 1 WHERE name LIKE 'b-%'");
   exec_retrying_deadlocks(legacy_exec, "DELETE FROM " + tl + " WHERE name LIKE 'b-%' AND id % 4 = 0");
