@@ -52,14 +52,17 @@
 # Environment: SNAP_BENCH_ROWS (5000000), SNAP_BENCH_SMALL_ROWS (100000), SNAP_BENCH_CHUNK_SIZES ("1024 8192"),
 # SNAP_BENCH_RATE (1000 transactions/s), SNAP_BENCH_THREADS (4), SNAP_BENCH_BG_ROWS (1000), SNAP_BENCH_WARMUP_S
 # (5), SNAP_BENCH_FLUSH_MS (100), SNAP_BENCH_TIMEOUT_S (1800 per phase), SNAP_BENCH_BUILD_DIR (build-bench),
-# SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
+# SNAP_BENCH_TOUCH_ROWS (0: a fresh topic; N: the first N rows of the big table are changed during the warm-up, so that
+# its topic's partitions hold records when the snapshot starts, as a table that streams changes), SNAP_BENCH_REPEATS (1: rounds over SNAP_BENCH_CHUNK_SIZES; the summary adds each chunk size's median and range, and
+# compares the median with Debezium), SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
 # (configs, daemon logs, the consumed latency samples, the Debezium peer's logs). Debezium: BENCH_DEBEZIUM (1; 0 = off),
 # SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (the first of SNAP_BENCH_CHUNK_SIZES), SNAP_BENCH_DEBEZIUM_TIMEOUT_S (SNAP_BENCH_TIMEOUT_S;
 # on timeout the partial rate is printed), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector properties),
 # BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh. SNAP_BENCH_PG_FSYNC (on:
 # PostgreSQL runs with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's
 # fsync = off). SNAP_BENCH_SNAPSHOT_YAML: more snapshot settings for the Tidemark phases, "key: value" per line
-# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8').
+# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8'). SNAP_BENCH_KAFKA_YAML: more sink.kafka settings, the
+# same way (e.g. $'snapshot_producer: false' or $'properties:\n  batch.size: "131072"').
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -75,6 +78,8 @@ cd "$ROOT"
 ROWS="${SNAP_BENCH_ROWS:-5000000}"
 SMALL_ROWS="${SNAP_BENCH_SMALL_ROWS:-100000}"
 CHUNK_SIZES="${SNAP_BENCH_CHUNK_SIZES:-1024 8192}"
+REPEATS="${SNAP_BENCH_REPEATS:-1}"
+TOUCH_ROWS="${SNAP_BENCH_TOUCH_ROWS:-0}"
 RATE="${SNAP_BENCH_RATE:-1000}"
 THREADS="${SNAP_BENCH_THREADS:-4}"
 BG_ROWS="${SNAP_BENCH_BG_ROWS:-1000}"
@@ -176,24 +181,30 @@ drop_topics() {
     done
 }
 
-# The workload's changes in topic $1 as "ts_us latency_ms to_producer_ms" lines into $2: Kafka LogAppendTime (ms) -
-# ts_us, and the envelope's ts_ms (when the producer serialized the record) - ts_us, "-" when absent: how much of
-# the latency came before the producer (commit, log, decoding, queue) and how much after it (Kafka).
+# The workload's changes in topic $1 as "ts_us latency_ms to_producer_ms to_commit_ms" lines into $2: Kafka
+# LogAppendTime (ms) - ts_us; the envelope's ts_ms (when the producer serialized the record) - ts_us; and, for
+# PostgreSQL ($3), the source block's ts_ms (the commit time, whole milliseconds) - ts_us (MySQL's binlog times are
+# whole seconds); "-" when absent. They say how much of the latency came before the commit (the database: WAL
+# flush), between the commit and the producer (log, decoding, Tidemark's queue and merge stage), and after the
+# producer (librdkafka, the broker).
 latency_samples() {
     timeout 120 kcat -b "$TIDEMARK_KAFKA_BOOTSTRAP" -C -t "$1" -o beginning -e -q -f '%T\t%s\n' 2>/dev/null |
-        awk -F'\t' '{ i = index($2, "\"after\":"); s = substr($2, i)
+        awk -F'\t' -v with_commit="$([[ "$3" == postgres ]] && echo 1 || echo 0)" '{ i = index($2, "\"after\":"); s = substr($2, i)
                       if (!match(s, /"ts_us":[0-9]+/)) next
-                      ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; pre = "-"
+                      ts = substr(s, RSTART + 8, RLENGTH - 8) + 0; pre = "-"; commit = "-"
                       if (match(s, /"op":"[a-z]","ts_ms":[0-9]+/)) pre = sprintf("%.3f", substr(s, RSTART + 17, RLENGTH - 17) - ts / 1000)
-                      printf "%.0f %.3f %s\n", ts, $1 - ts / 1000, pre }' \
+                      if (with_commit && match(s, /"source":\{[^}]*"ts_ms":[0-9]+/)) {
+                          src = substr(s, RSTART, RLENGTH); j = index(src, "\"ts_ms\":")
+                          commit = sprintf("%.3f", substr(src, j + 8) - ts / 1000) }
+                      printf "%.0f %.3f %s %s\n", ts, $1 - ts / 1000, pre, commit }' \
         >"$2"
 }
 
 # The five slowest changes of the snapshot window of latency file $1 (signal at $2 us, done at $3 us), as
-# "+seconds after the signal: total ms (before the producer ms)": when the stalls come, and on which side.
+# "+seconds after the signal: total ms (to commit / to producer ms)": when the stalls come, and on which side.
 slowest_samples() {
     awk -v s0="$2" -v s1="$3" '$1 >= s0 && $1 <= s1 { print }' "$1" | sort -k2,2 -g -r | head -5 |
-        awk -v s0="$2" '{ printf "%s+%.2fs: %.1f ms (%s before the producer)", (NR > 1 ? ", " : ""), ($1 - s0) / 1e6, $2, $3 }'
+        awk -v s0="$2" '{ printf "%s+%.2fs: %.1f ms (%s to the commit, %s to the producer)", (NR > 1 ? ", " : ""), ($1 - s0) / 1e6, $2, $4, $3 }'
 }
 
 topic_records() {  # records in every partition of topic $1
@@ -356,6 +367,7 @@ sink:
   type: kafka
   kafka:
     bootstrap_servers: $TIDEMARK_KAFKA_BOOTSTRAP
+$([[ -z "${SNAP_BENCH_KAFKA_YAML:-}" ]] || sed 's/^/    /' <<<"$SNAP_BENCH_KAFKA_YAML")
 state:
   path: $state
   flush_interval_ms: $FLUSH_MS
@@ -387,6 +399,16 @@ EOF
     local warm_us sig_us done_us
     warm_us="$(now_us)"
     start_load "$dbkind"
+    # A table that is snapshotted usually streams changes too, so its topic's partitions already hold records:
+    # change a few of its rows first, so that the snapshot does not pay the broker's first appends to fresh
+    # partitions (SNAP_BENCH_TOUCH_ROWS, 0 = a fresh topic). Their records are not counted as snapshot records.
+    if ((TOUCH_ROWS > 0)); then
+        if [[ "$dbkind" == postgres ]]; then
+            pg -c "UPDATE public.$table SET k = k + 1 WHERE id <= $TOUCH_ROWS" >/dev/null
+        else
+            my -e "UPDATE \`$table\` SET k = k + 1 WHERE id <= $TOUCH_ROWS"
+        fi
+    fi
     sleep "$WARMUP_S"
     local k0 d0 sigid="${name}_sig"
     k0="$(proc_ticks "$kafka_pid")"
@@ -398,7 +420,7 @@ EOF
     else
         my -e "INSERT INTO ${RUN}_signal (id, type, data) VALUES ('$sigid', 'execute-snapshot', '$data')"
     fi
-    log "[$label] signal $sigid inserted; waiting for tables_done"
+    log "[$label] signal $sigid inserted at $sig_us (µs since the epoch); waiting for tables_done"
     local deadline=$(($(date +%s) + TIMEOUT_S)) s tables_done=0 cur_rows=0
     for ((i = 0; ; i++)); do
         if s="$(jq -c '.extensions.snapshot // {} | [.tables_done // 0, .current.rows // 0, .last_error // ""]' "$state" 2>/dev/null)"; then
@@ -425,9 +447,9 @@ EOF
     log "[$label] done: $(awk -v a="$sig_us" -v b="$done_us" 'BEGIN { printf "%.1f", (b - a) / 1e6 }') s; workload: $load_line"
 
     # Latency samples: Kafka LogAppendTime (ms) - ts_us, for the workload's changes.
-    latency_samples "$bg_topic" "$WORK/$name.latency"
+    latency_samples "$bg_topic" "$WORK/$name.latency" "$dbkind"
     local records
-    records="$(topic_records "$big_topic")" || records="?"
+    records="$(topic_records "$big_topic")" && records=$((records - TOUCH_ROWS)) || records="?"
     drop_topics "$big_topic" "$bg_topic"
     [[ "$dbkind" == postgres ]] && drop_pg_pipeline "$name"
     awk -v w="$warm_us" -v s0="$sig_us" -v s1="$done_us" -v b="$WORK/$name.base" -v s="$WORK/$name.snap" '
@@ -523,7 +545,7 @@ run_debezium_phase() {
     dbz_stop 60
     log "[$label] done: $seconds s, $rows rows; workload: $load_line"
 
-    latency_samples "$bg_topic" "$WORK/$name.latency"
+    latency_samples "$bg_topic" "$WORK/$name.latency" "$dbkind"
     local records
     records="$(topic_records "$big_topic")" || records="?"
     drop_topics "$big_topic" "$bg_topic" "$name.$middle.$sig"
@@ -562,8 +584,11 @@ bench_database() {
 
     local first_chunk="${CHUNK_SIZES%% *}" c
     run_phase "$dbkind" "${RUN}_small" "$SMALL_ROWS" "$first_chunk" "small table"
-    for c in $CHUNK_SIZES; do
-        run_phase "$dbkind" "$RUN" "$ROWS" "$c" "chunk $c"
+    local rep
+    for ((rep = 1; rep <= REPEATS; rep++)); do  # rounds over the chunk sizes, so a slow spell hits them alike
+        for c in $CHUNK_SIZES; do
+            run_phase "$dbkind" "$RUN" "$ROWS" "$c" "chunk $c$( ((REPEATS == 1)) || echo " #$rep")"
+        done
     done
     local dbz_note
     if [[ "${dbz_on[$dbkind]:-0}" == 1 ]]; then
@@ -606,10 +631,27 @@ bench_database() {
                     $7 "/" $8, $9 "/" $10 " ms", $13 "/" $14 "/" $15 " ms", $16, $5, ($5 == $2 ? "" : " <- MISMATCH")
                 loads = loads "  " $1 ": " $17 "\n"
                 if (is_dbz) { dz[$3] = r; dzhwm[$3] = $6; dzlabel[$3] = $1; ndz++; next }
-                if ($2 == rows) { best = (r / raw > best) ? r / raw : best; if ($14 + 0 > worst99) worst99 = $14 + 0; tm[$3] = r; tmhwm[$3] = $6 }
+                if ($2 == rows) {
+                    best = (r / raw > best) ? r / raw : best; if ($14 + 0 > worst99) worst99 = $14 + 0; tmhwm[$3] = $6
+                    n = ++runs[$3]; rates[$3, n] = r; p99s[$3, n] = $14 + 0
+                }
                 hwm = ($6 > hwm) ? $6 : hwm
             }
+            function median(a, c, n,    i, j, v, t) {  # of a[c, 1..n]
+                for (i = 1; i <= n; i++) v[i] = a[c, i]
+                for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+                lo = v[1]; hi = v[n]
+                return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+            }
             END {
+                for (c in runs) {
+                    tm[c] = median(rates, c, runs[c])
+                    if (runs[c] > 1) {
+                        printf "chunk %d over %d runs: rows/s median %.0f (%.0f-%.0f, ratio %.2f)", c, runs[c], tm[c], lo, hi, tm[c] / raw
+                        m99 = median(p99s, c, runs[c])
+                        printf ", snap p99 median %.1f ms (%.1f-%.1f)\n", m99, lo, hi
+                    }
+                }
                 printf "\nrows/s = rows / (signal inserted -> tables_done in the state file, i.e. acknowledged by Kafka)\n"
                 printf "latency = Kafka LogAppendTime - ts_us (database clock when the UPDATE ran), base = before the signal, snap = while the snapshot ran\n"
                 printf "CPU s d/k = daemon (Debezium: JVM) / Kafka broker CPU seconds during the snapshot\n"
@@ -625,7 +667,8 @@ bench_database() {
                     printf "    max.queue.size 8192)%s%s.\n", (dbz_props != "" ? "; extra: " dbz_props : ""), (dbz_java != "" ? "; JVM: " dbz_java : "; JVM: default heap sizing")
                     for (c in dz) {
                         if (c in tm)
-                            printf "    Tidemark / Debezium at chunk %d: %.0f / %.0f rows/s = %s%s; peak RSS %.1f / %.1f MB\n", c, tm[c], dz[c],
+                            printf "    Tidemark%s / Debezium at chunk %d: %.0f / %.0f rows/s = %s%s; peak RSS %.1f / %.1f MB\n",
+                                (runs[c] > 1 ? " (median)" : ""), c, tm[c], dz[c],
                                 (dz[c] > 0 ? sprintf("%.2f", tm[c] / dz[c]) : "-"), (dzlabel[c] ~ /timeout/ ? " (Debezium timed out: partial rate)" : ""), tmhwm[c], dzhwm[c]
                         else
                             printf "    Debezium at chunk %d: %.0f rows/s (no Tidemark phase at that chunk size)\n", c, dz[c]

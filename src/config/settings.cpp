@@ -778,7 +778,8 @@ std::vector<Setting> build_table() {
       "Upper bound on chunks read per second; 0 means no bound.").byDefault(0).validate(in_range(0, 1'000'000)).reloadable(),
     property<int64_t>("snapshot.max_backlog_events", [](Config& c) -> auto& { return c.snapshot.max_backlog_events; },
       "Upper bound on the records a snapshot keeps waiting in the queue or for Kafka (a chunk's records wait ahead of "
-      "the log's changes). Within it the bound adapts to snapshot.target_ack_latency_ms.")
+      "the log's changes), counting the rows read into open windows. Within it the bound adapts to "
+      "snapshot.target_ack_latency_ms.")
       .byDefault(20000).validate(in_range(1, 100'000'000)).reloadable(),
     property<int64_t>("snapshot.target_ack_latency_ms", [](Config& c) -> auto& { return c.snapshot.target_ack_latency_ms; },
       "Acknowledgement latency (produce -> Kafka ack) the snapshot keeps the log's records within: every 50 ms the bound "

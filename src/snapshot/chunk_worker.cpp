@@ -171,15 +171,19 @@ void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token 
   });
 }
 
-bool ChunkWorker::backlog_over_bound() {
+bool ChunkWorker::backlog_over_bound(size_t open_windows) {
   if (!backlog_) return false;
   const BacklogReading reading = backlog_();
   backlog_bound_.set_limits(chunk_rows_, max_backlog_events_.load(), std::chrono::milliseconds(target_ack_latency_ms_.load()));
-  return reading.records > static_cast<uint64_t>(backlog_bound_.update(reading, Clock::now()));
+  const int64_t bound = backlog_bound_.update(reading, Clock::now());
+  // An open window's rows join the backlog at its high watermark, all at once: they count from the start, so
+  // that the windows in flight are no burst the bound has not allowed (the first chunks, before any
+  // acknowledgement was measured, above all).
+  return reading.records + open_windows * static_cast<uint64_t>(chunk_rows_) > static_cast<uint64_t>(bound);
 }
 
 bool ChunkWorker::throttled() {
-  if (backlog_over_bound()) {
+  if (backlog_over_bound(in_flight_.size())) {
     if (!backlog_logged_)
       spdlog::debug("snapshot: holding the next chunk while more than {} records wait for Kafka", backlog_bound_.bound());
     backlog_logged_ = true;
@@ -235,7 +239,8 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
 bool ChunkWorker::may_chain(bool finished) {
   // A chained window records the log's keys from the moment its predecessor's high watermark passes, so it
   // opens only when it will be read as soon as there is room: not under a rate bound, a full backlog or a pause.
-  return !finished && max_chunks_per_second_.load() == 0 && !backlog_over_bound() && !coordinator_.state().paused;
+  return !finished && max_chunks_per_second_.load() == 0 && !backlog_over_bound(in_flight_.size() + 1) &&
+         !coordinator_.state().paused;
 }
 
 bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_token& stop) {

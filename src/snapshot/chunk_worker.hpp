@@ -56,8 +56,9 @@ class ChunkWorker {
   std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
   // Whether the next window may open on this one's high watermark (see chained_).
   bool may_chain(bool finished);
-  // Reads the backlog and moves its bound: true while more records wait than the bound allows.
-  bool backlog_over_bound();
+  // Reads the backlog and moves its bound: true while the records waiting for Kafka and the rows of
+  // `open_windows` windows (a chunk each) are more than the bound allows.
+  bool backlog_over_bound(size_t open_windows);
   void refuse(const std::string& table, const std::string& why, bool current);
   std::vector<std::string> surrogate_key(const std::string& table) const;
   std::string fresh_mark();
