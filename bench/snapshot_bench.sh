@@ -61,7 +61,7 @@
 # BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh. SNAP_BENCH_PG_FSYNC (on:
 # PostgreSQL runs with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's
 # fsync = off). SNAP_BENCH_SNAPSHOT_YAML: more snapshot settings for the Tidemark phases, "key: value" per line
-# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8'). SNAP_BENCH_KAFKA_YAML: more sink.kafka settings, the
+# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8'). SNAP_BENCH_YAML: top-level settings. SNAP_BENCH_KAFKA_YAML: more sink.kafka settings, the
 # same way (e.g. $'snapshot_producer: false' or $'properties:\n  batch.size: "131072"').
 set -euo pipefail
 
@@ -379,6 +379,8 @@ snapshot:
 EOF
     # More snapshot settings for every Tidemark phase, one "key: value" per line (SNAP_BENCH_SNAPSHOT_YAML).
     [[ -z "${SNAP_BENCH_SNAPSHOT_YAML:-}" ]] || sed 's/^/  /' <<<"$SNAP_BENCH_SNAPSHOT_YAML" >>"$config"
+    # Top-level settings (SNAP_BENCH_YAML), e.g. $'log:\n  level: debug'.
+    [[ -z "${SNAP_BENCH_YAML:-}" ]] || echo "$SNAP_BENCH_YAML" >>"$config"
     rm -f "$state"
     log "[$label] starting the daemon ($name, chunk_size $chunk)"
     : >"$WORK/daemon.log"
