@@ -53,16 +53,17 @@
 # SNAP_BENCH_RATE (1000 transactions/s), SNAP_BENCH_THREADS (4), SNAP_BENCH_BG_ROWS (1000), SNAP_BENCH_WARMUP_S
 # (5), SNAP_BENCH_FLUSH_MS (100), SNAP_BENCH_TIMEOUT_S (1800 per phase), SNAP_BENCH_BUILD_DIR (build-bench),
 # SNAP_BENCH_TOUCH_ROWS (0: a fresh topic; N: the first N rows of the big table are changed during the warm-up, so that
-# its topic's partitions hold records when the snapshot starts, as a table that streams changes), SNAP_BENCH_REPEATS (1: rounds over SNAP_BENCH_CHUNK_SIZES; the summary adds each chunk size's median and range, and
-# compares the median with Debezium), SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
+# its topic's partitions hold records when the snapshot starts, as a table that streams changes), SNAP_BENCH_REPEATS
+# (1: rounds over SNAP_BENCH_CHUNK_SIZES; the summary adds each chunk size's median and range, and compares the median
+# with Debezium), SNAP_BENCH_SKIP_BUILD=1 (use the binaries already built there), SNAP_BENCH_KEEP=1 keeps the work directory
 # (configs, daemon logs, the consumed latency samples, the Debezium peer's logs). Debezium: BENCH_DEBEZIUM (1; 0 = off),
 # SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (the first of SNAP_BENCH_CHUNK_SIZES), SNAP_BENCH_DEBEZIUM_TIMEOUT_S (SNAP_BENCH_TIMEOUT_S;
 # on timeout the partial rate is printed), BENCH_DEBEZIUM_PROPS ("k=v k=v" extra connector properties),
 # BENCH_DEBEZIUM_JAVA_OPTS (JVM options; none by default) -- see bench/debezium/peer.sh. SNAP_BENCH_PG_FSYNC (on:
 # PostgreSQL runs with fsync = on during the run, as a stock server does, then is reset; off: the throwaway cluster's
 # fsync = off). SNAP_BENCH_SNAPSHOT_YAML: more snapshot settings for the Tidemark phases, "key: value" per line
-# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8'). SNAP_BENCH_YAML: top-level settings. SNAP_BENCH_KAFKA_YAML: more sink.kafka settings, the
-# same way (e.g. $'snapshot_producer: false' or $'properties:\n  batch.size: "131072"').
+# (e.g. $'target_ack_latency_ms: 0\nchunks_in_flight: 8'). SNAP_BENCH_KAFKA_YAML: more sink.kafka settings, the same way
+# (e.g. $'properties:\n  batch.size: "131072"'). SNAP_BENCH_YAML: top-level settings (e.g. $'log:\n  level: debug').
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -639,7 +640,7 @@ bench_database() {
                 }
                 hwm = ($6 > hwm) ? $6 : hwm
             }
-            function median(a, c, n,    i, j, v, t) {  # of a[c, 1..n]
+            function median(a, c, n,    i, j, v, t) {  # of a[c, 1..n]; also sets lo and hi, its smallest and largest
                 for (i = 1; i <= n; i++) v[i] = a[c, i]
                 for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
                 lo = v[1]; hi = v[n]

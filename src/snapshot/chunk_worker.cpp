@@ -185,7 +185,8 @@ bool ChunkWorker::backlog_over_bound(size_t open_windows) {
 bool ChunkWorker::throttled() {
   if (backlog_over_bound(in_flight_.size())) {
     if (!backlog_logged_)
-      spdlog::debug("snapshot: holding the next chunk while more than {} records wait for Kafka", backlog_bound_.bound());
+      spdlog::debug("snapshot: holding the next chunk while the records waiting for Kafka and the open windows' rows "
+                    "are more than {}", backlog_bound_.bound());
     backlog_logged_ = true;
     return true;
   }
