@@ -121,31 +121,6 @@ pg_pipelines=()  # slots and publications (PostgreSQL sources)
 pipelines=()     # rows in the position tables: "postgres:<name>" / "mariadb:<name>"
 
 now_ns() { date +%s%N; }
-CLK_TCK="$(getconf CLK_TCK)"
-proc_ticks() {
-    local line f
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    echo $((f[11] + f[12]))
-}
-PG_PID_FILE="$TIDEMARK_RUN_DIR/postgres/data/postmaster.pid"
-MY_PID_FILE="$TIDEMARK_RUN_DIR/mariadb/mariadbd.pid"
-# CPU ticks of a whole server: MariaDB's one process; PostgreSQL's postmaster with its children, live (ps --ppid)
-# and exited (the postmaster's cutime + cstime: backends of clients that have left).
-server_ticks() {
-    local pid line f total c
-    if [[ "$1" == mariadb ]]; then
-        pid="$(cat "$MY_PID_FILE" 2>/dev/null)" || { echo 0; return; }
-        proc_ticks "$pid"
-        return
-    fi
-    pid="$(head -n 1 "$PG_PID_FILE" 2>/dev/null)" || { echo 0; return; }
-    { read -r line <"/proc/$pid/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    total=$((f[11] + f[12] + f[13] + f[14]))
-    for c in $(ps --ppid "$pid" -o pid= 2>/dev/null); do total=$((total + $(proc_ticks "$c"))); done
-    echo "$total"
-}
 secs() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e9 }'; }
 lsn_num() { local hi="${1%/*}" lo="${1#*/}"; echo $(((16#$hi << 32) + 16#$lo)); }
 POLL_S="$(awk -v m="$POLL_MS" 'BEGIN { printf "%.3f", m / 1000 }')"

@@ -208,13 +208,6 @@ trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------------------- helpers
 now_ns() { date +%s%N; }
-CLK_TCK="$(getconf CLK_TCK)"
-proc_ticks() {  # CPU ticks (user + system) of a process, without forking
-    local line f
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    echo $((f[11] + f[12]))
-}
 kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
 secs() { awk -v t="$1" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }'; }
 hwm_of() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }

@@ -119,13 +119,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 now_ns() { date +%s%N; }
-CLK_TCK="$(getconf CLK_TCK)"
-proc_ticks() {
-    local line f
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    echo $((f[11] + f[12]))
-}
 kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
 secs() { awk -v t="$1" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }'; }
 # Children's CPU (user + system) of this shell, in ticks: mariadb-binlog's CPU once it has been waited for.

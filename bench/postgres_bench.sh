@@ -149,15 +149,6 @@ trap 'exit 130' INT TERM
 # ---------------------------------------------------------------------------- helpers
 lsn_num() { local hi="${1%/*}" lo="${1#*/}"; echo $(((16#$hi << 32) + 16#$lo)); }
 now_ns() { date +%s%N; }
-CLK_TCK="$(getconf CLK_TCK)"
-
-# CPU ticks (user + system) of a process or thread (/proc/<pid>[/task/<tid>]), without forking.
-proc_ticks() {
-    local line f
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    echo $((f[11] + f[12]))
-}
 # The walsender serving a slot: ws_track SLOT finds it (once) and records its CPU ticks (it starts at 0
 # with its client and ends with it, so the last value seen is what it used).
 ws_pid=""

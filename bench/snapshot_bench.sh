@@ -148,13 +148,6 @@ pg_pipelines=()
 
 now_ns() { date +%s%N; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
-CLK_TCK="$(getconf CLK_TCK)"
-proc_ticks() {
-    local line f
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return; }
-    read -ra f <<<"${line##*) }"
-    echo $((f[11] + f[12]))
-}
 kafka_pid="$(cat "$KAFKA_PID_FILE" 2>/dev/null || echo self)"
 
 # Stops the workload; its summary line is then in $WORK/load.out.
@@ -269,6 +262,9 @@ create_tables() {  # $1 = database
         done
         pg -c "CREATE TABLE public.${RUN}_bg (id bigint PRIMARY KEY, n bigint NOT NULL, ts_us bigint NOT NULL)"
         pg -c "INSERT INTO public.${RUN}_bg SELECT i, 0, 0 FROM generate_series(1, $BG_ROWS) AS i"
+        # Written out now, like a table that has lived a while: otherwise the checkpointer writes the load's
+        # pages (and VACUUM's hint bits) during the measurements, and the workload's commits queue behind it.
+        pg_super -c "CHECKPOINT"
     else
         created_my=1
         local t
@@ -288,6 +284,8 @@ create_tables() {  # $1 = database
         done
         my -e "CREATE TABLE \`${RUN}_bg\` (id BIGINT PRIMARY KEY, n BIGINT NOT NULL, ts_us BIGINT NOT NULL) ENGINE=InnoDB"
         my -e "INSERT INTO \`${RUN}_bg\` SELECT seq, 0, 0 FROM seq_1_to_${BG_ROWS}"
+        # The same for InnoDB: its dirty pages of the load written to disk before the measurements.
+        my -e "FLUSH TABLES \`$RUN\`, \`${RUN}_small\`, \`${RUN}_bg\` FOR EXPORT; UNLOCK TABLES"
     fi
 }
 
@@ -413,9 +411,13 @@ EOF
         fi
     fi
     sleep "$WARMUP_S"
-    local k0 d0 sigid="${name}_sig"
+    local k0 d0 db0 m0 p0 p0_us sigid="${name}_sig"
     k0="$(proc_ticks "$kafka_pid")"
     d0="$(proc_ticks "$daemon_pid")"
+    db0="$(server_ticks "$dbkind")"
+    m0="$(machine_ticks)"
+    p0="$(pressure_totals)"
+    p0_us="${EPOCHREALTIME/./}"
     sig_us="$(now_us)"
     local data="{\"tables\": [\"$qualified\"]}"
     if [[ "$dbkind" == postgres ]]; then
@@ -425,23 +427,28 @@ EOF
     fi
     log "[$label] signal $sigid inserted at $sig_us (µs since the epoch); waiting for tables_done"
     local deadline=$(($(date +%s) + TIMEOUT_S)) s tables_done=0 cur_rows=0
+    # Polled without forking a parser: three jq runs per poll took half a core from the machine measured.
     for ((i = 0; ; i++)); do
-        if s="$(jq -c '.extensions.snapshot // {} | [.tables_done // 0, .current.rows // 0, .last_error // ""]' "$state" 2>/dev/null)"; then
-            tables_done="$(jq -r '.[0]' <<<"$s")"
-            cur_rows="$(jq -r '.[1]' <<<"$s")"
-            ((tables_done >= 1)) && break
-            [[ "$(jq -r '.[2]' <<<"$s")" != *"snapshot of $qualified refused"* ]] || die "$(jq -r '.[2]' <<<"$s")"
-        fi
+        s="$(<"$state")" 2>/dev/null || s=""
+        [[ "$s" =~ \"tables_done\":[[:space:]]*([0-9]+) ]] && tables_done="${BASH_REMATCH[1]}"
+        ((tables_done >= 1)) && break
+        [[ "$s" != *"snapshot of $qualified refused"* ]] || die "$(jq -r '.extensions.snapshot.last_error' <<<"$s")"
         kill -0 "$daemon_pid" 2>/dev/null || die "the daemon exited during the snapshot"
-        (($(date +%s) < deadline)) || die "snapshot not done within $TIMEOUT_S s (rows so far: $cur_rows)"
-        ((i % 50 == 0 && i > 0)) && log "[$label] $cur_rows rows acknowledged"
+        if ((i % 50 == 0 && i > 0)); then
+            cur_rows="$(jq -r '.extensions.snapshot.current.rows // 0' <<<"$s" 2>/dev/null || echo "?")"
+            (($(date +%s) < deadline)) || die "snapshot not done within $TIMEOUT_S s (rows so far: $cur_rows)"
+            log "[$label] $cur_rows rows acknowledged"
+        fi
         sleep 0.05
     done
     done_us="$(now_us)"
-    local hwm_kb cpu kcpu
+    local hwm_kb cpu kcpu dbcpu busy pressure
     hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status")"
     cpu=$(($(proc_ticks "$daemon_pid") - d0))
     kcpu=$(($(proc_ticks "$kafka_pid") - k0))
+    dbcpu=$(($(server_ticks "$dbkind") - db0))
+    busy="$(busy_since "$m0")"
+    pressure="$(pressure_since "$p0" "$p0_us")"
     local load_line
     stop_load
     load_line="$(cat "$WORK/load.out")"
@@ -461,12 +468,14 @@ EOF
     local base snap
     base="$(percentiles "$WORK/$name.base")"
     snap="$(percentiles "$WORK/$name.snap")"
-    # label rows chunk seconds records hwm_MB cpu kcpu | base p50 p99 max n | snap p50 p99 max n | workload
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$nrows" "$chunk" \
+    # label rows chunk seconds records hwm_MB cpu kcpu | base p50 p99 max n | snap p50 p99 max n | workload | dbcpu
+    # busy% cpu_some%/io_full%
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$nrows" "$chunk" \
         "$(awk -v a="$sig_us" -v b="$done_us" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')" "$records" \
         "$(awk -v k="$hwm_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
         "$(awk -v t="$cpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" \
-        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" >>"$RESULTS"
+        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" \
+        "$(awk -v t="$dbcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$busy" "$pressure" >>"$RESULTS"
 }
 
 # A Debezium phase that could not finish: says why (with the end of the peer's log), stops the peer and the workload,
@@ -522,18 +531,24 @@ run_debezium_phase() {
     dbz_start "$dbkind" "$out" "${args[@]}"
     dbz_wait_line "$out" streaming 300 || { dbz_phase_failed "$label" "$out" "the connector did not start streaming"; return 1; }
     sleep 1
-    local warm_us sig_us done_us k0
+    local warm_us sig_us done_us k0 db0 m0 p0 p0_us
     warm_us="$(now_us)"
     start_load "$dbkind"
     # The peer inserts the signal row 1 + SNAP_BENCH_WARMUP_S seconds after it reported streaming.
     dbz_wait_line "$out" signal $((WARMUP_S + 120)) || { dbz_phase_failed "$label" "$out" "no signal row inserted"; return 1; }
     k0="$(proc_ticks "$kafka_pid")"
+    db0="$(server_ticks "$dbkind")"
+    m0="$(machine_ticks)"
+    p0="$(pressure_totals)"
+    p0_us="${EPOCHREALTIME/./}"
     sig_us="$(sed -n 's/^DEBEZIUM signal inserted at_us=\([0-9]*\).*/\1/p' "$out" | head -n 1)"
     log "[$label] signal $name-snapshot inserted; waiting for $nrows snapshot records acknowledged by Kafka"
     local s=0
     dbz_wait_line "$out" result $((DBZ_TIMEOUT_S + 120)) || s=$?
     ((s == 0)) || { dbz_phase_failed "$label" "$out" "$( ((s == 2)) && echo "no result within $((DBZ_TIMEOUT_S + 120)) s" || echo "the peer stopped")"; return 1; }
-    local kcpu=$(($(proc_ticks "$kafka_pid") - k0))
+    local kcpu=$(($(proc_ticks "$kafka_pid") - k0)) dbcpu=$(($(server_ticks "$dbkind") - db0)) busy pressure
+    busy="$(busy_since "$m0")"
+    pressure="$(pressure_since "$p0" "$p0_us")"
     local complete rows seconds rss_kb cpu_s
     complete="$(dbz_field "$out" complete)"
     rows="$(dbz_field "$out" rows)"
@@ -559,9 +574,10 @@ run_debezium_phase() {
     local base snap
     base="$(percentiles "$WORK/$name.base")"
     snap="$(percentiles "$WORK/$name.snap")"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rows" "$chunk" "$(awk -v s="$seconds" 'BEGIN { printf "%.2f", s }')" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rows" "$chunk" "$(awk -v s="$seconds" 'BEGIN { printf "%.2f", s }')" \
         "$records" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$(awk -v c="$cpu_s" 'BEGIN { printf "%.1f", c }')" \
-        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" >>"$RESULTS"
+        "$(awk -v t="$kcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$base" "$snap" "$load_line" \
+        "$(awk -v t="$dbcpu" -v h="$CLK_TCK" 'BEGIN { printf "%.1f", t / h }')" "$busy" "$pressure" >>"$RESULTS"
 }
 
 bench_database() {
@@ -618,20 +634,20 @@ bench_database() {
     {
         echo
         echo "== $dbkind snapshot: $ROWS rows of ~200 bytes; workload $RATE tx/s of single-row UPDATEs on another captured table ($BG_ROWS rows); $(nproc) cores shared with the database and Kafka; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-        awk -F'\t' -v raw_ns="$raw_ns" -v rows="$ROWS" -v r1="$r1" -v r2="$r2" -v tool="$raw_tool" -v dbz="$dbz_note" \
+        awk -F'\t' -v cores="$(nproc)" -v raw_ns="$raw_ns" -v rows="$ROWS" -v r1="$r1" -v r2="$r2" -v tool="$raw_tool" -v dbz="$dbz_note" \
             -v dbz_props="${BENCH_DEBEZIUM_PROPS:-}" -v dbz_java="${BENCH_DEBEZIUM_JAVA_OPTS:-}" \
             -v dbz_fail="$(sed 's/^/    /' "$WORK/debezium.failures")" '
             BEGIN {
                 raw = rows / (raw_ns / 1e9)
                 printf "(a) %s: %.2f s / %.2f s, best %.0f rows/s\n\n", tool, r1 / 1e9, r2 / 1e9, raw
-                printf "%-23s %9s %6s %8s %10s %6s %9s %10s %14s %18s %8s %8s\n", "(b) tidemark/(c) phase", "rows", "chunk", "seconds",
-                    "rows/s", "ratio", "peak RSS", "CPU s d/k", "base p50/p99", "snap p50/p99/max", "samples", "records"
+                printf "%-23s %9s %6s %8s %10s %6s %9s %14s %5s %9s %14s %18s %8s %8s\n", "(b) tidemark/(c) phase", "rows", "chunk", "seconds",
+                    "rows/s", "ratio", "peak RSS", "CPU s d/k/db", "busy", "stall c/io", "base p50/p99", "snap p50/p99/max", "samples", "records"
             }
             {
                 is_dbz = ($1 ~ /^debezium/)
                 r = ($4 > 0) ? $2 / $4 : 0; ratio = ($2 == rows) ? sprintf("%.2f", r / raw) : "-"
-                printf "%-23s %9d %6d %8.2f %10.0f %6s %6.1f MB %10s %14s %18s %8d %8s%s\n", $1, $2, $3, $4, r, ratio, $6,
-                    $7 "/" $8, $9 "/" $10 " ms", $13 "/" $14 "/" $15 " ms", $16, $5, ($5 == $2 ? "" : " <- MISMATCH")
+                printf "%-23s %9d %6d %8.2f %10.0f %6s %6.1f MB %14s %4d%% %9s %14s %18s %8d %8s%s\n", $1, $2, $3, $4, r, ratio, $6,
+                    $7 "/" $8 "/" $18, $19, $20 "%", $9 "/" $10 " ms", $13 "/" $14 "/" $15 " ms", $16, $5, ($5 == $2 ? "" : " <- MISMATCH")
                 loads = loads "  " $1 ": " $17 "\n"
                 if (is_dbz) { dz[$3] = r; dzhwm[$3] = $6; dzlabel[$3] = $1; ndz++; next }
                 if ($2 == rows) {
@@ -657,7 +673,9 @@ bench_database() {
                 }
                 printf "\nrows/s = rows / (signal inserted -> tables_done in the state file, i.e. acknowledged by Kafka)\n"
                 printf "latency = Kafka LogAppendTime - ts_us (database clock when the UPDATE ran), base = before the signal, snap = while the snapshot ran\n"
-                printf "CPU s d/k = daemon (Debezium: JVM) / Kafka broker CPU seconds during the snapshot\n"
+                printf "CPU s d/k/db = daemon (Debezium: JVM) / Kafka broker / database server CPU seconds during the snapshot;\n"
+                printf "busy = CPU in use on the whole machine meanwhile (all %d cores; 100%% = saturated); stall c/io = the share\n", cores
+                printf "of that time in which some runnable task waited for a core / every busy task waited for I/O (/proc/pressure)\n"
                 printf "targets (Tidemark): ratio >= 0.70 (best %.2f), p99 during the snapshot <= 20 ms (worst %.1f), peak RSS <= 100 MB (max %.1f)\n", best, worst99, hwm
                 printf "\n(c) Debezium: %s\n", dbz
                 if (dbz_fail != "") printf "%s\n", dbz_fail

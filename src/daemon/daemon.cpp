@@ -13,6 +13,7 @@
 #include "config/settings.hpp"
 #include "core/pipeline_metrics.hpp"
 #include "core/position_tracker.hpp"
+#include "core/thread_name.hpp"
 #include "daemon/http_endpoints.hpp"
 #include "daemon/preflight.hpp"
 #include "daemon/publish_stage.hpp"
@@ -179,6 +180,7 @@ class Pipeline {
                            std::chrono::milliseconds(config_.heartbeat.interval_ms));
     publish_stage_->start();
     source_thread_ = std::jthread([this](std::stop_token stop) {
+      name_this_thread("tm-source");
       SourceOutcome outcome = source_->run(start_position_, *queue_, stop);
       if (!outcome.ok) record_fatal(outcome.error);
     });
@@ -187,12 +189,14 @@ class Pipeline {
                         [this](const std::string& error) { record_fatal(error); });
     if (config_.heartbeat.interval_ms > 0 && !config_.heartbeat.action_query.empty()) {
       action_thread_ = std::jthread([this](std::stop_token stop) {
+        name_this_thread("tm-heartbeat");
         run_action_query_loop(std::chrono::milliseconds(config_.heartbeat.interval_ms), config_.heartbeat.action_query, stop);
       });
     }
     // How far the server's log runs ahead of the committed position: a query on the source, so not in
     // the 100 ms sampling of the main loop.
     probe_thread_ = std::jthread([this](std::stop_token stop) {
+      name_this_thread("tm-lag-probe");
       run_every(kProbeInterval, stop, [&] {
         const auto behind = source_->log_bytes_behind(tracker_->committed().position);
         log_bytes_behind_ = behind.value_or(-1);
@@ -233,6 +237,7 @@ class Pipeline {
     leading_ = true;
     metrics_.set_leader(true);
     lease_thread_ = std::jthread([this](std::stop_token stop) {
+      name_this_thread("tm-ha-lease");
       run_every(kLeaseInterval, stop, [&] {
         if (!lease_lost_ && !lease_->renew()) lease_lost_ = true;
       });

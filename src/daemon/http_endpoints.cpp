@@ -3,6 +3,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "core/thread_name.hpp"
+
 namespace tidemark {
 
 namespace {
@@ -68,7 +70,10 @@ std::optional<std::string> HttpEndpoints::listen(const std::string& address) {
     return "cannot listen on " + address + " (http.listen): the port is in use or the address is not this machine's";
   server_ = std::move(server);
   address_ = address;
-  thread_ = std::thread([s = server_.get()] { s->listen_after_bind(); });
+  thread_ = std::thread([s = server_.get()] {
+    name_this_thread("tm-http");
+    s->listen_after_bind();
+  });
   spdlog::info("serving /metrics, /healthz, /readyz and /status on http://{}", address);
   return std::nullopt;
 }

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/thread_name.hpp"
+
 namespace tidemark {
 
 namespace {
@@ -27,7 +29,10 @@ PublishStage::~PublishStage() { join(); }
 
 void PublishStage::start() {
   beat();
-  thread_ = std::jthread([this] { loop(); });
+  thread_ = std::jthread([this] {
+    name_this_thread("tm-publish");
+    loop();
+  });
 }
 
 void PublishStage::join() {

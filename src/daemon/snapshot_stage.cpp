@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/thread_name.hpp"
 #include "sink/database/table_plan.hpp"
 #include "snapshot/control_tables.hpp"
 #include "config/two_way_tables.hpp"
@@ -50,6 +51,7 @@ SnapshotStage::~SnapshotStage() { stop(); }
 
 void SnapshotStage::start(std::function<bool()> log_ready, std::function<void(const std::string&)> on_fatal) {
   thread_ = std::jthread([this, log_ready = std::move(log_ready), on_fatal = std::move(on_fatal)](std::stop_token stop) {
+    name_this_thread("tm-snapshot");
     while (!log_ready()) {
       if (stop.stop_requested()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
