@@ -255,9 +255,9 @@ if [[ -n "${MY_BENCH_ALT_PROPS:-}" ]]; then
     # The same binary under another name (a symlink), run with a config that adds the properties.
     ln -sf "$TIDEMARK_BIN" "$WORK/tidemark-alt-props"
     ALT_BIN="$WORK/tidemark-alt-props"
-    { sed '/^state:$/,$d' "$CONFIG"; echo "    properties:"
+    { sed '/^    bootstrap_servers:/q' "$CONFIG"; echo "    properties:"
       for kv in $MY_BENCH_ALT_PROPS; do echo "      ${kv%%=*}: \"${kv#*=}\""; done
-      sed -n '/^state:$/,$p' "$CONFIG"; } >"$WORK/alt-props.yaml"
+      sed '1,/^    bootstrap_servers:/d' "$CONFIG"; } >"$WORK/alt-props.yaml"
 fi
 runs_report=""
 kafka_runs=0

@@ -13,7 +13,9 @@
 #      200 bytes: id bigint primary key, int, decimal, timestamp, a 150-character text) filled in one statement
 #      (generate_series / the SEQUENCE engine's seq_1_to_N, MariaDB without binlogging the load), a small table of
 #      the same shape (SNAP_BENCH_SMALL_ROWS, for peak RSS at a second size), and the background table _bg
-#      (SNAP_BENCH_BG_ROWS rows: id, n, ts_us).
+#      (SNAP_BENCH_BG_ROWS rows: id, n, ts_us). Then the tables' pages go to disk (PostgreSQL CHECKPOINT, InnoDB
+#      FLUSH TABLES ... FOR EXPORT), as for a table that has lived a while: otherwise the server writes the load out
+#      during the measurements and the workload's commits queue behind those writes (stalls of about 100 ms).
 #   3. The background workload (bench_snapshot_load): SNAP_BENCH_RATE single-row UPDATE transactions per second
 #      (autocommit, SNAP_BENCH_THREADS connections) on the _bg table -- another, small, captured table, not the
 #      snapshotted one -- each setting ts_us to the database clock (microseconds) when the UPDATE executes. It runs
@@ -32,7 +34,10 @@
 #      (the _bg topic is created with message.timestamp.type=LogAppendTime: the broker's append time) minus
 #      ts_us; p50/p99/max over the changes executed while the snapshot ran, and over those before the signal
 #      (baseline). It includes the commit itself (the workload prints its client round trip per transaction).
-#      The snapshot topic must hold one record per row (checked).
+#      The snapshot topic must hold one record per row (checked). CPU seconds during the snapshot of the daemon,
+#      the broker and the database server (all its processes); the machine's busy share of all cores; and from
+#      /proc/pressure the share of that time in which some runnable task waited for a core, and in which every
+#      busy task waited for I/O. The state file is polled without forking (a parser per poll took half a core).
 #   6. (c) Debezium (bench/debezium, its embedded engine feeding one KafkaProducer: acks=all, idempotent, linger.ms=5),
 #      after the Tidemark phases, the same big table with the same workload running, into its own topics on the same
 #      broker: per chunk size of SNAP_BENCH_DEBEZIUM_CHUNK_SIZES (default: the first of SNAP_BENCH_CHUNK_SIZES) a fresh

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <librdkafka/rdkafka.h>
@@ -20,11 +21,18 @@
 
 namespace tidemark {
 
+// librdkafka settings Tidemark sets where librdkafka's own default does not suit it; sink.kafka.properties
+// overrides them.
+const std::vector<std::pair<std::string, std::string>>& kafka_producer_defaults();
+
 class KafkaSink final : public MessageSink {
  public:
   // Throws std::runtime_error at start-up when the producer cannot be configured.
   KafkaSink(const KafkaSinkConfig& config, std::string client_id, PositionTracker& tracker);
   ~KafkaSink() override;
+
+  // The value the producer runs with for a librdkafka property ("" when unknown).
+  std::string producer_setting(const std::string& name) const;
 
   // Asks the brokers for metadata; an error names the cause and the fix (used at start and by `check`).
   std::optional<std::string> check_connection(std::chrono::milliseconds timeout);
