@@ -126,8 +126,7 @@ double raw_produce(const std::string& bootstrap, const std::string& topic, const
   set(conf, "enable.idempotence", "true");
   set(conf, "acks", "all");
   set(conf, "partitioner", "murmur2_random");
-  set(conf, "linger.ms", "5");
-  set(conf, "queue.buffering.max.kbytes", "32768");
+  for (const auto& [key, value] : tidemark::kafka_producer_defaults()) set(conf, key.c_str(), value);  // Tidemark's batching
   size_t acked = 0;
   rd_kafka_conf_set_opaque(conf, &acked);
   rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
