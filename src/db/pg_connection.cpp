@@ -146,6 +146,66 @@ std::optional<Result> Connection::run(const std::string& sql, const std::vector<
   return std::nullopt;
 }
 
+std::optional<Result> Connection::query_in_transaction(const std::string& begin, const std::vector<Statement>& statements) {
+  if (PQenterPipelineMode(conn_) != 1) {
+    note_failure(nullptr);
+    return std::nullopt;
+  }
+  std::vector<Statement> all;
+  all.reserve(statements.size() + 2);
+  all.push_back({begin, {}});
+  all.insert(all.end(), statements.begin(), statements.end());
+  all.push_back({"COMMIT", {}});
+  bool sent = true;
+  for (const auto& statement : all) {
+    std::vector<const char*> values;
+    values.reserve(statement.params.size());
+    for (const auto& p : statement.params) values.push_back(p.c_str());
+    sent = PQsendQueryParams(conn_, statement.sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                             nullptr, nullptr, 0) == 1;
+    if (!sent) break;
+  }
+  sent = sent && PQpipelineSync(conn_) == 1;
+  if (!sent) note_failure(nullptr);
+  // Every statement's results, each ended by a null, then the sync point; after a failure the server
+  // skips the rest of the pipeline (PGRES_PIPELINE_ABORTED) up to the sync.
+  std::optional<Result> last;
+  bool failed = !sent;
+  bool failure_noted = !sent;
+  for (size_t i = 0; sent && i < all.size(); ++i) {
+    while (PGresult* raw = PQgetResult(conn_)) {
+      Result result(raw);
+      const ExecStatusType status = PQresultStatus(raw);
+      if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        if (i + 2 == all.size()) last = std::move(result);  // the last statement before COMMIT
+        continue;
+      }
+      failed = true;
+      if (!failure_noted && status != PGRES_PIPELINE_ABORTED) {
+        note_failure(raw);
+        failure_noted = true;
+      }
+    }
+    if (PQstatus(conn_) != CONNECTION_OK) break;  // the session ended (a cancelled snapshot): no more results
+  }
+  if (sent && PQstatus(conn_) == CONNECTION_OK) {
+    while (PGresult* raw = PQgetResult(conn_)) {  // the sync point
+      const bool synced = PQresultStatus(raw) == PGRES_PIPELINE_SYNC;
+      PQclear(raw);
+      if (synced) break;
+    }
+  }
+  if (PQstatus(conn_) == CONNECTION_OK) PQexitPipelineMode(conn_);
+  if (!failed && last) {
+    last_error_.clear();
+    last_sqlstate_.clear();
+    return last;
+  }
+  if (!failure_noted) note_failure(nullptr);
+  if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) PQclear(PQexec(conn_, "ROLLBACK"));
+  return std::nullopt;
+}
+
 void Connection::note_failure(const PGresult* result) {
   last_error_ = result ? PQresultErrorMessage(result) : error();
   if (last_error_.empty()) last_error_ = error();

@@ -40,6 +40,15 @@ class Connection {
   // The same through the extended protocol even without parameters, so the server refuses a second
   // statement in `sql` instead of running it: for SQL that holds text from users (snapshot conditions).
   std::optional<Result> query_one_statement(const std::string& sql, const std::vector<std::string>& params = {});
+  // Runs `statements` in one transaction: `begin` (e.g. "BEGIN READ ONLY"), the statements, COMMIT, each one
+  // statement through the extended protocol (text parameters), all sent at once in libpq's pipeline mode: one
+  // round trip instead of one per statement. Returns the last statement's result; on failure nullopt,
+  // `last_error()` names the statement's error, and the transaction is rolled back.
+  struct Statement {
+    std::string sql;
+    std::vector<std::string> params;
+  };
+  std::optional<Result> query_in_transaction(const std::string& begin, const std::vector<Statement>& statements);
   // Runs `sql` (simple protocol; its last statement a COPY ... FROM STDIN) and sends `rows`, COPY text
   // format, as that COPY's data. False and `last_error()` when a statement or the COPY failed.
   bool copy_in(const std::string& sql, std::string_view rows);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +26,17 @@ void expect_clean(const GeneratorStreamReport& report) {
   for (const auto& f : report.failures) ADD_FAILURE() << f;
 }
 
+// The names of a process's threads, as top -H shows them.
+std::set<std::string> thread_names(pid_t pid) {
+  std::set<std::string> names;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::string name = read_file((task.path() / "comm").string());
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    names.insert(name);
+  }
+  return names;
+}
+
 TEST(Daemon, SigtermFlushesEverythingAndRestartResumesWithoutDuplicates) {
   const std::string bootstrap = real_kafka_bootstrap();
   DaemonRunner daemon(bootstrap, GeneratorSettings{.tables = 2, .keys = 300, .total_events = 0,
@@ -32,6 +45,9 @@ TEST(Daemon, SigtermFlushesEverythingAndRestartResumesWithoutDuplicates) {
   daemon.write_config();
   daemon.start();
   ASSERT_TRUE(wait_until([&] { return daemon.committed_sequence().value_or(0) > 5000; }, 30s)) << daemon.stderr_text();
+  const std::set<std::string> threads = thread_names(daemon.process().pid());
+  for (const char* name : {"tm-source", "tm-publish", "tm-lag-probe"})
+    EXPECT_TRUE(threads.count(name)) << "no thread named " << name;
 
   ASSERT_EQ(daemon.stop(SIGTERM), 0) << daemon.stderr_text();
   const int64_t stopped_at = daemon.committed_sequence().value();

@@ -331,6 +331,15 @@ TEST(PgSnapshotReader, CompositeKeyChunksVisitEveryRowOnceInKeyOrderWithinTheBou
   EXPECT_TRUE(contains(bad_where.error, "nosuch")) << bad_where.error;
   // The failed chunk's transaction is gone: the connection works on.
   EXPECT_TRUE(reader.read_chunk(ChunkQuery{&layout, "", std::nullopt, std::nullopt, 1}).ok());
+
+  // A condition that fails only as the SELECT runs, in the middle of the chunk's pipelined statements: its
+  // error, the transaction rolled back, the pipeline left; the next chunk reads on the same connection.
+  const auto failing = reader.read_chunk(ChunkQuery{&layout, "100 / (a - 5) > 0", std::nullopt, std::nullopt, 1000});
+  ASSERT_FALSE(failing.ok());
+  EXPECT_TRUE(contains(failing.error, "division by zero")) << failing.error;
+  const auto after_failure = reader.read_chunk(ChunkQuery{&layout, "", std::nullopt, std::nullopt, 1000});
+  ASSERT_TRUE(after_failure.ok()) << after_failure.error;
+  EXPECT_EQ(after_failure.value->rows.size(), 72u);
 }
 
 TEST(PgSnapshotReader, MaxKeyWithAndWithoutRowsAndRefusingNullKeys) {

@@ -482,11 +482,6 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   }
 
   if (auto error = wait_for_finished_commits(query.stop)) return Failed::failure(*error);
-  if (auto error = begin_read_only("READ COMMITTED")) return Failed::failure("cannot begin a chunk transaction: " + *error);
-  auto fail = [&](std::string why) {
-    conn_->query("ROLLBACK");
-    return Failed::failure(std::move(why));
-  };
   // The catalog types of the layout's columns, read once per described layout (the worker describes the
   // table again at least every second) rather than with two catalog queries per chunk; the result's own
   // column types below catch a type changed in between.
@@ -495,7 +490,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
     auto loaded = layout_columns(layout, error);
     if (!loaded) {
       chunk_columns_.reset();
-      return fail(error);
+      return Failed::failure(error);
     }
     chunk_columns_ = ChunkColumns{layout.schema, std::move(*loaded), {}};
   }
@@ -521,9 +516,11 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
   const std::string sql = "SELECT " + key_list(layout.schema->columns) + " FROM " + name.sql() +
                           (conditions.empty() ? "" : " WHERE " + joined(conditions, " AND ")) + " ORDER BY " +
                           key_list(layout.key_names) + " LIMIT " + std::to_string(query.limit);
-  const auto r = conn_->query_one_statement(sql, params);
-  if (!r) return fail("cannot read a chunk of " + name.text() + ": " + conn_->last_error());
-  if (!conn_->query("COMMIT")) return Failed::failure("cannot commit a chunk transaction: " + conn_->last_error());
+  // The read-only transaction with its timeout, the SELECT and the COMMIT in one round trip.
+  const auto r = conn_->query_in_transaction(
+      "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY",
+      {{"SET LOCAL statement_timeout = " + std::to_string(config_.snapshot.query_timeout_ms), {}}, {sql, params}});
+  if (!r) return Failed::failure("cannot read a chunk of " + name.text() + ": " + conn_->last_error());
 
   PGresult* result = r->get();
   std::vector<Oid> result_types;
