@@ -129,10 +129,18 @@ std::optional<Result> Connection::query_one_statement(const std::string& sql, co
   return run(sql, params, true);
 }
 
-std::optional<Result> Connection::run(const std::string& sql, const std::vector<std::string>& params, bool extended) {
+namespace {
+// libpq's view of text parameters; valid while `params` lives.
+std::vector<const char*> param_pointers(const std::vector<std::string>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p.c_str());
+  return values;
+}
+}  // namespace
+
+std::optional<Result> Connection::run(const std::string& sql, const std::vector<std::string>& params, bool extended) {
+  const std::vector<const char*> values = param_pointers(params);
   Result result(!extended ? PQexec(conn_, sql.c_str())
                                : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
                                               values.data(), nullptr, nullptr, 0));
@@ -158,9 +166,7 @@ std::optional<Result> Connection::query_in_transaction(const std::string& begin,
   all.push_back({"COMMIT", {}});
   bool sent = true;
   for (const auto& statement : all) {
-    std::vector<const char*> values;
-    values.reserve(statement.params.size());
-    for (const auto& p : statement.params) values.push_back(p.c_str());
+    const std::vector<const char*> values = param_pointers(statement.params);
     sent = PQsendQueryParams(conn_, statement.sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
                              nullptr, nullptr, 0) == 1;
     if (!sent) break;

@@ -67,10 +67,17 @@ void PgSnapshotReader::cancel() {
                  killer.ok() ? killer.last_error() : killer.error());
 }
 
+std::string PgSnapshotReader::begin_read_only_sql(const char* isolation) {
+  return std::string("BEGIN ISOLATION LEVEL ") + isolation + " READ ONLY";
+}
+
+std::string PgSnapshotReader::statement_timeout_sql() const {
+  return "SET LOCAL statement_timeout = " + std::to_string(config_.snapshot.query_timeout_ms);  // a validated integer
+}
+
 std::optional<std::string> PgSnapshotReader::begin_read_only(const char* isolation) {
-  // One round trip: both statements are ours (the timeout is a validated integer), in one simple query.
-  if (!conn_->query(std::string("BEGIN ISOLATION LEVEL ") + isolation + " READ ONLY; SET LOCAL statement_timeout = " +
-                    std::to_string(config_.snapshot.query_timeout_ms))) {
+  // One round trip: both statements are ours, in one simple query.
+  if (!conn_->query(begin_read_only_sql(isolation) + "; " + statement_timeout_sql())) {
     std::string error = "cannot begin a read-only transaction with its statement timeout: " + conn_->last_error();
     conn_->query("ROLLBACK");
     return error;
@@ -517,9 +524,7 @@ Fallible<Chunk> PgSnapshotReader::read_chunk(const ChunkQuery& query) {
                           (conditions.empty() ? "" : " WHERE " + joined(conditions, " AND ")) + " ORDER BY " +
                           key_list(layout.key_names) + " LIMIT " + std::to_string(query.limit);
   // The read-only transaction with its timeout, the SELECT and the COMMIT in one round trip.
-  const auto r = conn_->query_in_transaction(
-      "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY",
-      {{"SET LOCAL statement_timeout = " + std::to_string(config_.snapshot.query_timeout_ms), {}}, {sql, params}});
+  const auto r = conn_->query_in_transaction(begin_read_only_sql("READ COMMITTED"), {{statement_timeout_sql(), {}}, {sql, params}});
   if (!r) return Failed::failure("cannot read a chunk of " + name.text() + ": " + conn_->last_error());
 
   PGresult* result = r->get();

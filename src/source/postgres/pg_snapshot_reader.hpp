@@ -49,6 +49,8 @@ class PgSnapshotReader final : public snapshot::SnapshotReader {
  private:
   // BEGIN ... READ ONLY with SET LOCAL statement_timeout: what a user's condition runs in.
   std::optional<std::string> begin_read_only(const char* isolation);
+  static std::string begin_read_only_sql(const char* isolation);
+  std::string statement_timeout_sql() const;
   // Waits until every transaction committed in the log is visible (see the .cpp).
   std::optional<std::string> wait_for_finished_commits(const std::stop_token& stop);
 
