@@ -511,7 +511,7 @@ run_throughput() {  # RUN
         kill -0 "$daemon_pid" 2>/dev/null || die "the $run daemon exited during its run"
         (($(date +%s) < deadline)) || die "the $run daemon did not reach $END_DESC within $TIMEOUT_S s (committed: $(state_position "$run"))"
         ((i % 20 == 0)) && HWM[$run]="$(hwm_of "$daemon_pid")"  # a fallback: the read below counts
-        sleep 0.02
+        nap 0.02
     done
     t1="$(now_ns)"
     NS[$run]=$((t1 - t0))

@@ -21,6 +21,13 @@ terminate() {
     wait "$1" 2>/dev/null || true
 }
 
+# nap SECONDS: a poll loop's pause without forking `sleep` (a fork and an exec per turn, taken from the
+# machine being measured): a read with a timeout on a pipe nothing writes to.
+nap() {
+    [[ -n "${NAP_FD:-}" ]] || exec {NAP_FD}<> <(:)
+    read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
 CLK_TCK="$(getconf CLK_TCK)"
 
 # CPU ticks (user + system) of a process or thread (/proc/<pid>[/task/<tid>]), without forking.

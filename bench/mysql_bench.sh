@@ -237,7 +237,7 @@ run_tidemark() {
             perf record -F "${MY_BENCH_PERF_FREQ:-999}" -g -p "$daemon_pid" -o "$4" >/dev/null 2>&1 &
             perf_pid=$!
         fi
-        sleep 0.02
+        nap 0.02
     done
     t1="$(now_ns)"
     tm_ns=$((t1 - t0))
@@ -307,7 +307,7 @@ run_debezium() {
         --start-file="$START_FILE" --start-pos="$START_POS" ${START_GTID:+--start-gtids="$START_GTID"} \
         --bootstrap="$TIDEMARK_KAFKA_BOOTSTRAP" --topic-prefix="$DBZ_PREFIX" --offset-file="$WORK/debezium.offsets" \
         --timeout-s="$TIMEOUT_S"
-    while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do sleep 0.05; done
+    while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do nap 0.05; done
     dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))
     dbz_collect_streaming "$out" d "$t0" "$ROWS" "$TIMEOUT_S" || return 1
     dbz_ok=1

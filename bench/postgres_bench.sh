@@ -275,7 +275,7 @@ run_recvlogical() {
     timeout -s TERM "$TIMEOUT_S" pg_recvlogical -d "$CONNINFO" --slot "$SLOT_RL" --start --no-loop \
         -o proto_version=1 -o "publication_names=$PUB" -E "$END_LSN" -f /dev/null 2>"$WORK/pg_recvlogical.log" &
     recv_pid=$!
-    while kill -0 "$recv_pid" 2>/dev/null; do ws_track "$SLOT_RL"; sleep 0.05; done
+    while kill -0 "$recv_pid" 2>/dev/null; do ws_track "$SLOT_RL"; nap 0.05; done
     recv_status=0
     wait "$recv_pid" || recv_status=$?
     t1="$(now_ns)"
@@ -322,7 +322,7 @@ run_tidemark() {
         if ((i % 20 == 0)); then  # VmHWM is monotonic: this is only a fallback, the final read below counts
             hwm_kb="$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status" 2>/dev/null || echo "$hwm_kb")"
         fi
-        sleep 0.02
+        nap 0.02
     done
     t1="$(now_ns)"
     tm_ns=$((t1 - t0))
@@ -359,7 +359,7 @@ run_debezium() {
         --offset-file="$WORK/debezium.offsets" --timeout-s="$TIMEOUT_S"
     while kill -0 "$dbz_pid" 2>/dev/null && ! grep -q '^DEBEZIUM \(result\|error\)' "$out"; do
         ws_track "$SLOT_DBZ"
-        sleep 0.05
+        nap 0.05
     done
     ws_track "$SLOT_DBZ"
     dbz_kafka_cpu=$(($(proc_ticks "$kafka_pid") - k0))

@@ -444,7 +444,7 @@ EOF
             (($(date +%s) < deadline)) || die "snapshot not done within $TIMEOUT_S s (rows so far: $cur_rows)"
             log "[$label] $cur_rows rows acknowledged"
         fi
-        sleep 0.05
+        nap 0.05
     done
     done_us="$(now_us)"
     local hwm_kb cpu kcpu dbcpu busy pressure

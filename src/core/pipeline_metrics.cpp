@@ -1,6 +1,8 @@
 #include "core/pipeline_metrics.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include <prometheus/text_serializer.h>
 
@@ -207,10 +209,26 @@ void PipelineMetrics::count_change(const ChangeCounters& counters, Op op) {
 }
 
 void PipelineMetrics::count_record_acknowledged(double latency_seconds) {
-  records_acknowledged_.Increment();
-  delivery_latency_.Observe(latency_seconds);
-  acks_since_take_.fetch_add(1, std::memory_order_relaxed);
-  const auto us = static_cast<int64_t>(latency_seconds * 1e6);
+  count_records_acknowledged(std::span<const double>(&latency_seconds, 1));
+}
+
+void PipelineMetrics::count_records_acknowledged(std::span<const double> latencies_seconds) {
+  if (latencies_seconds.empty()) return;
+  double sum = 0;
+  double slowest = 0;
+  std::vector<double> increments(kLatencyBuckets.size() + 1, 0.0);  // the last: +Inf
+  for (const double latency : latencies_seconds) {
+    // Prometheus' buckets are "less than or equal": the first boundary not below the value.
+    const auto bucket = std::lower_bound(kLatencyBuckets.begin(), kLatencyBuckets.end(), latency) - kLatencyBuckets.begin();
+    increments[static_cast<size_t>(bucket)] += 1;
+    sum += latency;
+    slowest = std::max(slowest, latency);
+  }
+  delivery_latency_.ObserveMultiple(increments, sum);
+  const auto n = latencies_seconds.size();
+  records_acknowledged_.Increment(static_cast<double>(n));
+  acks_since_take_.fetch_add(n, std::memory_order_relaxed);
+  const auto us = static_cast<int64_t>(slowest * 1e6);
   int64_t seen = max_ack_latency_us_.load(std::memory_order_relaxed);
   while (us > seen && !max_ack_latency_us_.compare_exchange_weak(seen, us, std::memory_order_relaxed)) {
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -60,6 +61,8 @@ class PipelineMetrics {
   void count_change(const ChangeCounters& counters, Op op);
   void count_record_sent() { records_sent_.Increment(); }
   void count_record_acknowledged(double latency_seconds);  // produce -> broker acknowledgement
+  // The same for a batch (one delivery poll's reports): the histogram's lock taken once, not per record.
+  void count_records_acknowledged(std::span<const double> latencies_seconds);
   // The acknowledgements since the previous call, for the snapshot's backlog bound: how many, and the slowest.
   struct Acknowledgements {
     uint64_t count = 0;

@@ -14,16 +14,36 @@ Ticket PositionTracker::begin(std::optional<SourcePosition> resume_after, int64_
   return next_ticket_++;
 }
 
-void PositionTracker::acknowledge(Ticket ticket) {
-  const std::lock_guard lock(mutex_);
+void PositionTracker::check_unacknowledged(Ticket ticket) const {
   if (ticket < first_ticket_ || ticket >= next_ticket_)
     throw std::logic_error("position tracker: acknowledgement for unknown ticket " + std::to_string(ticket));
-  bool& acknowledged = acknowledged_[ticket - first_ticket_];
-  if (acknowledged)
+  if (acknowledged_[ticket - first_ticket_])
     throw std::logic_error("position tracker: ticket " + std::to_string(ticket) + " acknowledged twice");
-  acknowledged = true;
-  if (ticket != first_ticket_) return;  // the acknowledged prefix did not grow
-  // Slide the window over the acknowledged prefix; the last position in it becomes the committed one.
+}
+
+void PositionTracker::acknowledge(Ticket ticket) {
+  const std::lock_guard lock(mutex_);
+  check_unacknowledged(ticket);
+  acknowledged_[ticket - first_ticket_] = true;
+  if (ticket == first_ticket_) slide_window();  // otherwise the acknowledged prefix did not grow
+}
+
+void PositionTracker::acknowledge(std::span<const Ticket> tickets) {
+  const std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < tickets.size(); ++i) {
+    try {
+      check_unacknowledged(tickets[i]);
+      acknowledged_[tickets[i] - first_ticket_] = true;
+    } catch (...) {
+      for (size_t j = 0; j < i; ++j) acknowledged_[tickets[j] - first_ticket_] = false;  // as it was
+      throw;
+    }
+  }
+  if (!acknowledged_.empty() && acknowledged_.front()) slide_window();
+}
+
+void PositionTracker::slide_window() {
+  // The last position in the acknowledged prefix becomes the committed one.
   while (!acknowledged_.empty() && acknowledged_.front()) {
     acknowledged_.pop_front();
     ++first_ticket_;

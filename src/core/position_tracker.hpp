@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "tidemark/change_event.hpp"
@@ -32,6 +33,9 @@ class PositionTracker {
 
   // Marks one record acknowledged by Kafka. Unknown or repeated tickets are a broken invariant.
   void acknowledge(Ticket ticket);
+  // The same for a batch (one delivery poll's reports), under one lock. Checks every ticket before marking
+  // any, so a broken invariant leaves the tracker as it was.
+  void acknowledge(std::span<const Ticket> tickets);
 
   // The committed position and a counter that changes whenever it moves.
   struct Committed {
@@ -58,6 +62,9 @@ class PositionTracker {
   Ticket first_ticket_ = 0;
   Ticket next_ticket_ = 0;
   Committed committed_;
+
+  void check_unacknowledged(Ticket ticket) const;  // throws on an unknown or repeated ticket
+  void slide_window();                              // past the acknowledged prefix, committing its positions
 };
 
 }  // namespace tidemark

@@ -212,7 +212,7 @@ TopicLookup KafkaSink::await_topic(rd_kafka_topic_t* topic, const std::string& n
   TopicLookup lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
   waiting_for_room_ = true;  // waiting on Kafka, not stuck: the watchdog stays quiet
   while (lookup.state == TopicState::Missing && std::chrono::steady_clock::now() - began < wait && !aborted_) {
-    rd_kafka_poll(producer_, static_cast<int>(kTopicCreationPoll.count()));  // other topics' deliveries go on
+    serve_deliveries(kTopicCreationPoll);  // other topics' deliveries go on
     lookup = look_up_topic(producer_, topic, kTopicCheckTimeout);
   }
   waiting_for_room_ = false;
@@ -272,11 +272,11 @@ bool KafkaSink::produce(TopicIndex topic, std::optional<std::string_view> key, s
     switch (classify_kafka_error(err)) {
       case KafkaErrorAction::Backpressure:
         waiting_for_room_ = true;
-        rd_kafka_poll(producer_, static_cast<int>(kBackpressurePoll.count()));
+        serve_deliveries(kBackpressurePoll);
         continue;
       case KafkaErrorAction::Transient:
         spdlog::warn("{}", explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
-        rd_kafka_poll(producer_, static_cast<int>(kBackpressurePoll.count()));
+        serve_deliveries(kBackpressurePoll);
         continue;
       case KafkaErrorAction::Fatal:
         set_fatal(explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
@@ -436,7 +436,25 @@ bool KafkaSink::commit_transaction(TopicIndex state_topic, std::string_view stat
   return true;
 }
 
-void KafkaSink::poll(std::chrono::milliseconds timeout) { rd_kafka_poll(producer_, static_cast<int>(timeout.count())); }
+void KafkaSink::poll(std::chrono::milliseconds timeout) { serve_deliveries(timeout); }
+
+void KafkaSink::serve_deliveries(std::chrono::milliseconds timeout) {
+  rd_kafka_poll(producer_, static_cast<int>(timeout.count()));
+  settle_deliveries();
+}
+
+void KafkaSink::settle_deliveries() {
+  if (delivered_.empty()) return;
+  if (metrics_) metrics_->count_records_acknowledged(delivered_latencies_);
+  try {
+    tracker_->acknowledge(delivered_);
+  } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
+    spdlog::critical("{}", e.what());
+    std::abort();
+  }
+  delivered_.clear();
+  delivered_latencies_.clear();
+}
 
 bool KafkaSink::flush(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -445,6 +463,7 @@ bool KafkaSink::flush(std::chrono::milliseconds timeout) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     rd_kafka_flush(producer_, static_cast<int>(std::min<int64_t>(left.count(), 100)));
+    settle_deliveries();
   }
   return !failed_;
 }
@@ -481,14 +500,8 @@ void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void
                                         self->config_.bootstrap_servers));
     return;
   }
-  if (self->metrics_)
-    self->metrics_->count_record_acknowledged(static_cast<double>(rd_kafka_message_latency(message)) / 1e6);
-  try {
-    self->tracker_->acknowledge(ticket);
-  } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
-    spdlog::critical("{}", e.what());
-    std::abort();
-  }
+  self->delivered_.push_back(ticket);
+  self->delivered_latencies_.push_back(static_cast<double>(rd_kafka_message_latency(message)) / 1e6);
 }
 
 void KafkaSink::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {

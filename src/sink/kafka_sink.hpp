@@ -86,7 +86,11 @@ class KafkaSink final : public MessageSink {
   // A transactional call that failed: true when the caller should go on as `action` says (the error is
   // logged), false when the sink failed (fatal_error set).
   bool on_transaction_error(rd_kafka_error_t* error, const char* call, int& aborts, bool& resend);
+  // Delivery reports are collected by on_delivery while librdkafka serves them, and applied to the tracker
+  // and the metrics once the poll returns: one lock each per poll, not per record.
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
+  void serve_deliveries(std::chrono::milliseconds timeout);  // rd_kafka_poll, then settle_deliveries
+  void settle_deliveries();
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_log(const rd_kafka_t* rk, int level, const char* facility, const char* message);
   void set_fatal(std::string message);
@@ -115,6 +119,8 @@ class KafkaSink final : public MessageSink {
   std::chrono::steady_clock::time_point transaction_began_{};
   std::string buffer_;  // keys and values of the open transaction's records
   std::vector<BufferedRecord> records_;
+  std::vector<Ticket> delivered_;            // acknowledged, not yet given to the tracker
+  std::vector<double> delivered_latencies_;  // their produce -> acknowledgement latencies (seconds)
   std::string last_delivery_error_;  // of a record in the open transaction (set by the delivery report)
 };
 

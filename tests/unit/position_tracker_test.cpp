@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -85,6 +86,60 @@ TEST(PositionTracker, RandomAcknowledgementOrders) {
     }
     EXPECT_EQ(tracker.in_flight(), 0u);
   }
+}
+
+TEST(PositionTracker, BatchesCommitWhatTheirTicketsOneByOneWould) {
+  // The sink applies one poll's delivery reports as a batch: same committed position and in-flight count
+  // after every batch as a tracker given the same tickets one at a time; the generation moves once per
+  // batch that moved the position.
+  std::mt19937_64 rng(77);
+  for (int round = 0; round < 500; ++round) {
+    const size_t n = 1 + rng() % 60;
+    PositionTracker batched;
+    PositionTracker single;
+    for (size_t i = 0; i < n; ++i) {
+      const std::optional<SourcePosition> p =
+          rng() % 3 == 0 ? std::optional<SourcePosition>(SourcePosition{"p" + std::to_string(i)}) : std::nullopt;
+      batched.begin(p);
+      single.begin(p);
+    }
+    std::vector<Ticket> order(n);
+    std::iota(order.begin(), order.end(), Ticket{0});
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t at = 0; at < n;) {
+      const size_t size = std::min(n - at, 1 + static_cast<size_t>(rng() % 8));
+      const std::span<const Ticket> batch(order.data() + at, size);
+      const auto before = batched.committed();
+      batched.acknowledge(batch);
+      for (const Ticket t : batch) single.acknowledge(t);
+      at += size;
+      const auto after = batched.committed();
+      ASSERT_EQ(token(after.position), token(single.committed().position)) << "round " << round;
+      const bool moved = token(after.position) != token(before.position);
+      ASSERT_EQ(after.generation, before.generation + (moved ? 1 : 0)) << "round " << round;
+      ASSERT_EQ(batched.in_flight(), single.in_flight()) << "round " << round;
+    }
+    EXPECT_EQ(batched.in_flight(), 0u);
+  }
+}
+
+TEST(PositionTracker, ABatchWithABrokenTicketChangesNothing) {
+  PositionTracker t;
+  for (int i = 0; i < 4; ++i) t.begin(SourcePosition{"p" + std::to_string(i)});
+  t.acknowledge(2);
+  const std::vector<Ticket> repeated{0, 1, 2};  // 2 was acknowledged before
+  EXPECT_THROW(t.acknowledge(std::span<const Ticket>(repeated)), std::logic_error);
+  const std::vector<Ticket> twice{0, 0};
+  EXPECT_THROW(t.acknowledge(std::span<const Ticket>(twice)), std::logic_error);
+  const std::vector<Ticket> unknown{1, 9};
+  EXPECT_THROW(t.acknowledge(std::span<const Ticket>(unknown)), std::logic_error);
+  EXPECT_EQ(token(t.committed().position), std::nullopt) << "nothing of the failed batches was applied";
+  EXPECT_EQ(t.in_flight(), 4u);
+  const std::vector<Ticket> rest{1, 0, 3};
+  t.acknowledge(std::span<const Ticket>(rest));
+  EXPECT_EQ(token(t.committed().position), "p3");
+  EXPECT_EQ(t.committed().generation, 1u);
+  EXPECT_EQ(t.in_flight(), 0u);
 }
 
 TEST(PositionTracker, InterleavedBeginsAndAcknowledgements) {
