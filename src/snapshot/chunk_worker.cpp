@@ -210,9 +210,10 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
     table_read_ = false;
   }
   const bool room = static_cast<int64_t>(in_flight_.size()) < std::max<int64_t>(1, chunks_in_flight_.load());
-  if (room && chained_) {
+  if (room && chained_ && !backlog_over_bound(in_flight_.size())) {
     // Opened on the previous window's high watermark, which is already written: read it before anything
-    // else (the bounds allowed it when it opened), under the layout it was opened with.
+    // else (the rate bound and the pause allowed it when it opened; the backlog bound is checked above),
+    // under the layout it was opened with.
     if (describe_current(current.request, stop) && layout_->schema->id == chained_->table &&
         layout_->key_names == chained_->key_names) {
       if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
@@ -222,12 +223,12 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
     }
     return std::nullopt;
   }
-  if (room && !table_read_ && !coordinator_.state().paused && !throttled()) {
+  if (room && !chained_ && !table_read_ && !coordinator_.state().paused && !throttled()) {
     if (!describe_current(current.request, stop)) return std::nullopt;
     if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
     return std::nullopt;
   }
-  if (in_flight_.empty()) {  // throttled or paused with nothing open
+  if (in_flight_.empty()) {  // throttled or paused with nothing open (or a chained window waiting for the backlog)
     coordinator_.wait_for_change(stop, kBacklogWait);
     return std::nullopt;
   }
@@ -239,9 +240,11 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
 
 bool ChunkWorker::may_chain(bool finished) {
   // A chained window records the log's keys from the moment its predecessor's high watermark passes, so it
-  // opens only when it will be read as soon as there is room: not under a rate bound, a full backlog or a pause.
-  return !finished && max_chunks_per_second_.load() == 0 && !backlog_over_bound(in_flight_.size() + 1) &&
-         !coordinator_.state().paused;
+  // opens only when it will be read soon: not under a rate bound or a pause. A full backlog does not stop
+  // it: the window then waits, recording, only as long as Kafka takes to drain the backlog under its bound
+  // (milliseconds), and saves a low watermark commit; under a steady backlog most windows would otherwise
+  // write their own.
+  return !finished && max_chunks_per_second_.load() == 0 && !coordinator_.state().paused;
 }
 
 bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_token& stop) {
