@@ -209,7 +209,9 @@ void PipelineMetrics::count_change(const ChangeCounters& counters, Op op) {
 }
 
 void PipelineMetrics::count_record_acknowledged(double latency_seconds) {
-  count_records_acknowledged(std::span<const double>(&latency_seconds, 1));
+  records_acknowledged_.Increment();
+  delivery_latency_.Observe(latency_seconds);
+  note_acknowledged(1, latency_seconds);
 }
 
 void PipelineMetrics::count_records_acknowledged(std::span<const double> latencies_seconds) {
@@ -225,10 +227,13 @@ void PipelineMetrics::count_records_acknowledged(std::span<const double> latenci
     slowest = std::max(slowest, latency);
   }
   delivery_latency_.ObserveMultiple(increments, sum);
-  const auto n = latencies_seconds.size();
-  records_acknowledged_.Increment(static_cast<double>(n));
-  acks_since_take_.fetch_add(n, std::memory_order_relaxed);
-  const auto us = static_cast<int64_t>(slowest * 1e6);
+  records_acknowledged_.Increment(static_cast<double>(latencies_seconds.size()));
+  note_acknowledged(latencies_seconds.size(), slowest);
+}
+
+void PipelineMetrics::note_acknowledged(uint64_t count, double slowest_seconds) {
+  acks_since_take_.fetch_add(count, std::memory_order_relaxed);
+  const auto us = static_cast<int64_t>(slowest_seconds * 1e6);
   int64_t seen = max_ack_latency_us_.load(std::memory_order_relaxed);
   while (us > seen && !max_ack_latency_us_.compare_exchange_weak(seen, us, std::memory_order_relaxed)) {
   }

@@ -100,6 +100,8 @@ class PipelineMetrics {
   prometheus::Family<prometheus::Counter>& kafka_transactions_;
   prometheus::Family<prometheus::Gauge>& leader_;
   prometheus::Histogram& delivery_latency_;
+  // For take_acknowledgements(): `count` more acknowledged, the slowest of them `slowest_seconds`.
+  void note_acknowledged(uint64_t count, double slowest_seconds);
   std::atomic<int64_t> max_ack_latency_us_{-1};  // -1: no acknowledgement since take_acknowledgements()
   std::atomic<uint64_t> acks_since_take_{0};
   prometheus::Histogram& commit_to_ack_;
