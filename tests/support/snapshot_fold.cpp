@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -77,8 +78,12 @@ std::unique_ptr<SqlSession> open_pg_session() { return std::make_unique<PgSessio
 std::unique_ptr<SqlSession> open_mysql_session() { return std::make_unique<MySqlWriterSession>(); }
 
 ConcurrentWriters::ConcurrentWriters(std::function<std::unique_ptr<SqlSession>()> open, std::string table, int threads,
-                                     uint64_t seed, int64_t initial_rows, int64_t fresh_base)
-    : open_(std::move(open)), table_(std::move(table)), initial_rows_(initial_rows), next_fresh_(fresh_base) {
+                                     uint64_t seed, int64_t initial_rows, int64_t fresh_base, KeyChanges key_changes)
+    : open_(std::move(open)),
+      table_(std::move(table)),
+      initial_rows_(initial_rows),
+      key_changes_(key_changes),
+      next_fresh_(fresh_base) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i, seed] { run(i, seed * 1000 + static_cast<uint64_t>(i)); });
 }
 
@@ -95,16 +100,25 @@ void ConcurrentWriters::run(int index, uint64_t seed) {
   std::unique_ptr<SqlSession> session = open_();
   std::mt19937_64 random(seed);
   const int64_t fresh_start = next_fresh_.load();
+  auto pick_fresh = [&]() -> std::optional<int64_t> {
+    const int64_t fresh_end = next_fresh_.load();
+    if (fresh_end <= fresh_start) return std::nullopt;
+    return fresh_start + static_cast<int64_t>(random() % static_cast<uint64_t>(fresh_end - fresh_start));
+  };
   auto pick = [&]() -> int64_t {
     // Mostly rows the snapshot reads; some rows born during it.
-    const int64_t fresh_end = next_fresh_.load();
-    if (random() % 5 == 0 && fresh_end > fresh_start)
-      return fresh_start + static_cast<int64_t>(random() % static_cast<uint64_t>(fresh_end - fresh_start));
+    if (random() % 5 == 0)
+      if (const auto fresh = pick_fresh()) return *fresh;
     return 1 + static_cast<int64_t>(random() % static_cast<uint64_t>(initial_rows_));
   };
   while (!stop_) {
-    const uint64_t dice = random() % 10;
-    const int64_t id = pick();
+    uint64_t dice = random() % 10;
+    int64_t id = pick();
+    if (dice >= 8 && key_changes_ == KeyChanges::OwnRowsOnly) {
+      // Fresh ids are unique to these writers (fresh_base): nobody else changes those rows.
+      if (const auto own = pick_fresh()) id = *own;
+      else dice = 0;  // nothing of our own to move yet: an update instead
+    }
     if (dice < 4) {
       session->exec("UPDATE " + table_ + " SET version = version + 1 WHERE id = " + std::to_string(id));
     } else if (dice < 6) {

@@ -25,13 +25,21 @@ class SqlSession {
 std::unique_ptr<SqlSession> open_pg_session();     // real_postgres()
 std::unique_ptr<SqlSession> open_mysql_session();  // real_mysql()
 
+// Which rows the writers move to a new key.
+enum class KeyChanges {
+  AnyRow,
+  // Only rows these writers inserted themselves: the loser of a two-way pair with two_way.winner may not
+  // move rows the winner's side changes too (docs/apply.md), so its writers move only rows of their own.
+  OwnRowsOnly,
+};
+
 // Table shape the writers and the fold expect: (id BIGINT PRIMARY KEY, version BIGINT NOT NULL, payload text).
 class ConcurrentWriters {
  public:
   // Writers change rows of `table` (ids 1..initial_rows exist at the start), using fresh ids from
   // `fresh_base` up for inserts and key changes, so no id is ever used twice.
   ConcurrentWriters(std::function<std::unique_ptr<SqlSession>()> open, std::string table, int threads, uint64_t seed,
-                    int64_t initial_rows, int64_t fresh_base = 10'000'000);
+                    int64_t initial_rows, int64_t fresh_base = 10'000'000, KeyChanges key_changes = KeyChanges::AnyRow);
   ~ConcurrentWriters();
   void stop();
   uint64_t operations() const { return operations_.load(); }
@@ -41,6 +49,7 @@ class ConcurrentWriters {
   std::function<std::unique_ptr<SqlSession>()> open_;
   std::string table_;
   int64_t initial_rows_;
+  KeyChanges key_changes_;
   std::atomic<int64_t> next_fresh_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> operations_{0};

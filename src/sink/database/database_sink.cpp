@@ -788,8 +788,9 @@ void DatabaseSink::report_conflicts() {
       last_conflict_id_ = std::max(last_conflict_id_, conflict->id);
       ++per_table[conflict->table];
       if (shown++ < kShown)
-        spdlog::warn("conflict: {} key {} kept version {}, incoming {} not applied (last writer wins)", conflict->table,
-                     conflict->key, conflict->kept, conflict->incoming);
+        spdlog::warn("conflict: {} key {} kept version {}, incoming {} not applied ({})", conflict->table, conflict->key,
+                     conflict->kept, conflict->incoming,
+                     config_.two_way.loses() ? config_.two_way.winner + " wins" : std::string("last writer wins"));
     }
     if (rows->size() < static_cast<size_t>(kPage)) break;
   }
