@@ -105,6 +105,19 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
     rd_kafka_conf_destroy(conf);
     throw std::runtime_error(std::string("cannot create the Kafka producer: ") + err);
   }
+  if (!transactional_) {
+    const auto setting = [&](const char* name, size_t fallback) {
+      const std::string value = producer_setting(name);
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+      return value.empty() || *end != '\0' || n == 0 ? fallback : static_cast<size_t>(n);
+    };
+    batch_size_ = setting("batch.size", 1'000'000);
+    held_bytes_limit_ = setting("queue.buffering.max.kbytes", 32768) * 1024;
+    held_records_limit_ = setting("queue.buffering.max.messages", 100'000);
+    gate_.emplace(batch_size_);
+    hand_over_ = [this](const ProduceGate::Record& record) { return hand_over(record); };
+  }
 }
 
 KafkaSink::~KafkaSink() {
@@ -159,8 +172,13 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
       return std::nullopt;
   }
   topics_.push_back(topic);
-  topic_index_.emplace(name, topics_.size() - 1);
-  return topics_.size() - 1;
+  const TopicIndex index = topics_.size() - 1;
+  topic_index_.emplace(name, index);
+  topic_of_.emplace(topic, index);
+  // Half a batch per partition on average, so that a partition that gets more than its share still sends
+  // it as one batch (a count from before the topic grew only makes releases smaller).
+  if (gate_) gate_->set_budget(index, static_cast<size_t>(std::max(1, lookup.partitions)) * batch_size_ / 2);
+  return index;
 }
 
 TopicLookup KafkaSink::wait_for_creation(rd_kafka_topic_t* topic, const std::string& name) {
@@ -227,6 +245,7 @@ TopicLookup KafkaSink::await_topic(rd_kafka_topic_t* topic, const std::string& n
 
 bool KafkaSink::send(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
                      Ticket ticket) {
+  if (gate_) return hold(topic, key, value, ticket);
   if (!transactional_) return produce(topic, key, value, ticket);
   if (!transaction_open_ && !begin_transaction()) return false;
   records_.push_back(BufferedRecord{topic, buffer_.size(), key ? static_cast<int64_t>(key->size()) : -1,
@@ -244,6 +263,56 @@ void KafkaSink::pass(Ticket ticket) {
   // A position alone still waits for the transaction: the state it commits is what the position covers.
   if (!transaction_open_ && !begin_transaction()) return;
   records_.push_back(BufferedRecord{kNoRecord, buffer_.size(), -1, -1, ticket});
+}
+
+bool KafkaSink::hold(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
+                     Ticket ticket) {
+  // The gate and librdkafka together keep to librdkafka's own bounds (queue.buffering.max.*).
+  const auto full = [&] {
+    return gate_->held_bytes() >= held_bytes_limit_ ||
+           gate_->held_records() + static_cast<size_t>(std::max(0, rd_kafka_outq_len(producer_))) >= held_records_limit_;
+  };
+  if (full()) {
+    struct WaitFlag {  // waiting on Kafka, not stuck: the watchdog stays quiet
+      std::atomic<bool>& flag;
+      explicit WaitFlag(std::atomic<bool>& f) : flag(f) { flag = true; }
+      ~WaitFlag() { flag = false; }
+    } wait_flag{waiting_for_room_};
+    while (full()) {
+      if (failed_ || aborted_) return false;
+      serve_deliveries(kBackpressurePoll);
+    }
+  }
+  if (failed_ || aborted_) return false;
+  gate_->hold(ProduceGate::Record{topic, key, value, ticket}, std::chrono::steady_clock::now());
+  return true;
+}
+
+ProduceGate::Handed KafkaSink::hand_over(const ProduceGate::Record& record) {
+  if (failed_ || aborted_) return ProduceGate::Handed::Failed;
+  rd_kafka_topic_t* rkt = topics_.at(record.topic);
+  const int rc = rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                  record.value ? const_cast<char*>(record.value->data()) : nullptr,
+                                  record.value ? record.value->size() : 0, record.key ? record.key->data() : nullptr,
+                                  record.key ? record.key->size() : 0,
+                                  reinterpret_cast<void*>(static_cast<uintptr_t>(record.ticket)));
+  if (rc == 0) return ProduceGate::Handed::Queued;
+  const rd_kafka_resp_err_t err = rd_kafka_last_error();
+  switch (classify_kafka_error(err)) {
+    case KafkaErrorAction::Backpressure:
+      return ProduceGate::Handed::Full;
+    case KafkaErrorAction::Transient:
+      spdlog::warn("{}", explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
+      return ProduceGate::Handed::Full;
+    case KafkaErrorAction::Fatal:
+      set_fatal(explain_kafka_error(err, rd_kafka_topic_name(rkt), config_.bootstrap_servers));
+      return ProduceGate::Handed::Failed;
+  }
+  return ProduceGate::Handed::Failed;
+}
+
+void KafkaSink::release_held(bool force) {
+  if (gate_ && gate_->held_records() > 0) gate_->release(hand_over_, std::chrono::steady_clock::now(), force);
 }
 
 bool KafkaSink::produce(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value,
@@ -444,24 +513,27 @@ void KafkaSink::serve_deliveries(std::chrono::milliseconds timeout) {
 }
 
 void KafkaSink::settle_deliveries() {
-  if (delivered_.empty()) return;
-  if (metrics_) metrics_->count_records_acknowledged(delivered_latencies_);
-  try {
-    tracker_->acknowledge(delivered_);
-  } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
-    spdlog::critical("{}", e.what());
-    std::abort();
+  if (!delivered_.empty()) {
+    if (metrics_) metrics_->count_records_acknowledged(delivered_latencies_);
+    try {
+      tracker_->acknowledge(delivered_);
+    } catch (const std::exception& e) {  // a broken invariant: better to stop than to commit wrongly
+      spdlog::critical("{}", e.what());
+      std::abort();
+    }
+    delivered_.clear();
+    delivered_latencies_.clear();
   }
-  delivered_.clear();
-  delivered_latencies_.clear();
+  release_held();  // what the deliveries let through, and what librdkafka had no room for before
 }
 
 bool KafkaSink::flush(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (rd_kafka_outq_len(producer_) > 0) {
+  while ((gate_ && gate_->held_records() > 0) || rd_kafka_outq_len(producer_) > 0) {
     if (failed_) return false;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
+    release_held(true);
     rd_kafka_flush(producer_, static_cast<int>(std::min<int64_t>(left.count(), 100)));
     settle_deliveries();
   }
@@ -500,8 +572,13 @@ void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void
                                         self->config_.bootstrap_servers));
     return;
   }
+  std::chrono::microseconds waited{0};  // in the gate, before librdkafka's latency starts
+  if (self->gate_) {
+    const auto it = self->topic_of_.find(message->rkt);
+    if (it != self->topic_of_.end()) waited = self->gate_->delivered(it->second, ticket);
+  }
   self->delivered_.push_back(ticket);
-  self->delivered_latencies_.push_back(static_cast<double>(rd_kafka_message_latency(message)) / 1e6);
+  self->delivered_latencies_.push_back(static_cast<double>(rd_kafka_message_latency(message) + waited.count()) / 1e6);
 }
 
 void KafkaSink::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {

@@ -1,6 +1,7 @@
 #pragma once
 // librdkafka producer: idempotent, acks=all, murmur2_random partitioner (keys land where Java clients put
-// them). The delivery report is the only place that acknowledges a ticket — except with
+// them); records reach it through a ProduceGate (produce_gate.hpp), which hands a topic's records over when
+// librdkafka can send them. The delivery report is the only place that acknowledges a ticket — except with
 // sink.kafka.exactly_once, where records go out in Kafka transactions and the commit of the transaction
 // holding a record is the only place that acknowledges its ticket.
 
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -18,6 +20,7 @@
 #include "config/config.hpp"
 #include "sink/kafka_topics.hpp"
 #include "sink/message_sink.hpp"
+#include "sink/produce_gate.hpp"
 
 namespace tidemark {
 
@@ -78,6 +81,12 @@ class KafkaSink final : public MessageSink {
     int64_t value_size;  // -1: null value
     Ticket ticket;
   };
+  // Without exactly_once: into the gate (waiting while it holds as much as librdkafka's own queue may).
+  bool hold(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value, Ticket ticket);
+  // One rd_kafka_produce for the gate.
+  ProduceGate::Handed hand_over(const ProduceGate::Record& record);
+  // Hands over what the gate lets through (everything when `force`).
+  void release_held(bool force = false);
   // rd_kafka_produce until it is queued (waiting out backpressure); false when the sink failed.
   bool produce(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value, Ticket ticket);
   bool begin_transaction();
@@ -119,6 +128,13 @@ class KafkaSink final : public MessageSink {
   std::chrono::steady_clock::time_point transaction_began_{};
   std::string buffer_;  // keys and values of the open transaction's records
   std::vector<BufferedRecord> records_;
+  // Without exactly_once (transactions commit what they hold, so records may not wait outside them).
+  std::optional<ProduceGate> gate_;
+  ProduceGate::HandOver hand_over_;
+  size_t held_bytes_limit_ = 0;    // queue.buffering.max.kbytes
+  size_t held_records_limit_ = 0;  // queue.buffering.max.messages
+  size_t batch_size_ = 0;  // batch.size
+  std::unordered_map<const rd_kafka_topic_t*, TopicIndex> topic_of_;
   std::vector<Ticket> delivered_;            // acknowledged, not yet given to the tracker
   std::vector<double> delivered_latencies_;  // their produce -> acknowledgement latencies (seconds)
   std::string last_delivery_error_;  // of a record in the open transaction (set by the delivery report)

@@ -31,7 +31,7 @@ TopicLookup look_up_topic(rd_kafka_t* producer, rd_kafka_topic_t* topic, std::ch
   switch (topic_err) {
     case RD_KAFKA_RESP_ERR_NO_ERROR:
     case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:  // created, electing a leader: delivery waits for it
-      return {TopicState::Exists, topic_err};
+      return {TopicState::Exists, topic_err, metadata->topic_cnt > 0 ? metadata->topics[0].partition_cnt : 0};
     case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
       return {TopicState::Missing, topic_err};
     case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:

@@ -23,6 +23,7 @@ enum class TopicState {
 struct TopicLookup {
   TopicState state = TopicState::Unanswered;
   rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // the brokers' answer (or why they gave none)
+  int partitions = 0;  // Exists: the topic's partition count as the answer gave it (0 when unknown)
 };
 
 // One metadata request for `topic`. A producer's metadata request lets a broker with
