@@ -52,9 +52,11 @@ class BoundedQueue {
 
   // Moves up to `max` items into `out` (appending), waiting up to `timeout` for the first one.
   // Returns the number moved; 0 on timeout or when closed and drained.
+  // wake() ends the wait early, with nothing moved.
   size_t pop_batch(std::vector<T>& out, size_t max, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    not_empty_.wait_for(lock, timeout, [&] { return closed_ || count_ != 0; });
+    not_empty_.wait_for(lock, timeout, [&] { return closed_ || count_ != 0 || woken_; });
+    woken_ = false;
     size_t moved = 0;
     while (count_ != 0 && moved < max) {
       std::optional<Entry>& slot = slots_[head_];
@@ -84,6 +86,15 @@ class BoundedQueue {
       }
     }
     spent.clear();
+  }
+
+  // Ends a pop_batch wait (now, or the next one): the consumer has other work (acknowledgements to serve).
+  void wake() {
+    {
+      const std::lock_guard lock(mutex_);
+      woken_ = true;
+    }
+    not_empty_.notify_all();
   }
 
   // Wakes every waiter; pushes fail from now on, pops drain what is left.
@@ -156,6 +167,7 @@ class BoundedQueue {
   size_t count_ = 0;
   size_t bytes_ = 0;
   bool closed_ = false;
+  bool woken_ = false;
   std::vector<T> graveyard_;               // recycled by the consumer, not yet taken by a producer
   std::vector<T> dead_;                    // taken by the producer that set collecting_
   std::atomic<bool> collecting_{false};

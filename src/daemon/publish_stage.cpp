@@ -25,10 +25,14 @@ PublishStage::PublishStage(EventQueue& queue, EchoFilter* echo, snapshot::Snapsh
       flush_timeout_(flush_timeout),
       heartbeat_interval_(heartbeat_interval) {}
 
-PublishStage::~PublishStage() { join(); }
+PublishStage::~PublishStage() {
+  join();
+  sink_.set_wakeup(nullptr);  // the sink may outlive this stage and its queue
+}
 
 void PublishStage::start() {
   beat();
+  sink_.set_wakeup([this] { queue_.wake(); });
   thread_ = std::jthread([this] {
     name_this_thread("tm-publish");
     loop();

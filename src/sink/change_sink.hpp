@@ -4,6 +4,7 @@
 // when, and only when, what the ticket covers is durably held by the sink; nothing else advances positions.
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ class ChangeSink {
 
   // Serves acknowledgements for up to `timeout`.
   virtual void poll(std::chrono::milliseconds timeout) = 0;
+
+  // Called (from another thread) when acknowledgements are waiting to be served by poll(): the caller of
+  // poll() may be waiting for something else. Sinks that never have any leave it unused.
+  virtual void set_wakeup(std::function<void()> wake) { (void)wake; }
 
   // Hands over everything gathered and waits until all of it is acknowledged; false on timeout or failure.
   virtual bool flush(std::chrono::milliseconds timeout) = 0;

@@ -113,7 +113,8 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
       return value.empty() || *end != '\0' || n == 0 ? fallback : static_cast<size_t>(n);
     };
     batch_size_ = setting("batch.size", 1'000'000);
-    held_bytes_limit_ = setting("queue.buffering.max.kbytes", 32768) * 1024;
+    // A few releases' worth is all the gate needs to keep batches full; more would only be memory.
+    held_bytes_limit_ = std::min(setting("queue.buffering.max.kbytes", 32768) * 1024, 8 * batch_size_);
     held_records_limit_ = setting("queue.buffering.max.messages", 100'000);
     gate_.emplace(batch_size_);
     hand_over_ = [this](const ProduceGate::Record& record) { return hand_over(record); };
@@ -127,6 +128,7 @@ KafkaSink::~KafkaSink() {
     if (rd_kafka_error_t* e = rd_kafka_abort_transaction(producer_, static_cast<int>(kTransactionCall.count())))
       rd_kafka_error_destroy(e);
   }
+  if (producer_ && wake_) set_wakeup(nullptr);  // the publisher's queue may be gone before the producer
   for (auto* topic : topics_) rd_kafka_topic_destroy(topic);
   if (producer_) rd_kafka_destroy(producer_);
 }
@@ -269,7 +271,7 @@ bool KafkaSink::hold(TopicIndex topic, std::optional<std::string_view> key, std:
                      Ticket ticket) {
   // The gate and librdkafka together keep to librdkafka's own bounds (queue.buffering.max.*).
   const auto full = [&] {
-    return gate_->held_bytes() >= held_bytes_limit_ ||
+    return gate_->held_bytes() + gate_->in_flight_bytes() >= held_bytes_limit_ ||
            gate_->held_records() + static_cast<size_t>(std::max(0, rd_kafka_outq_len(producer_))) >= held_records_limit_;
   };
   if (full()) {
@@ -507,6 +509,21 @@ bool KafkaSink::commit_transaction(TopicIndex state_topic, std::string_view stat
 
 void KafkaSink::poll(std::chrono::milliseconds timeout) { serve_deliveries(timeout); }
 
+void KafkaSink::set_wakeup(std::function<void()> wake) {
+  rd_kafka_queue_t* main_queue = rd_kafka_queue_get_main(producer_);
+  // Off first: the callback runs under the queue's lock, so none is running once this returns.
+  rd_kafka_queue_cb_event_enable(main_queue, nullptr, nullptr);
+  wake_ = std::move(wake);
+  if (wake_) rd_kafka_queue_cb_event_enable(main_queue, &KafkaSink::on_queue_event, this);
+  rd_kafka_queue_destroy(main_queue);
+}
+
+void KafkaSink::on_queue_event(rd_kafka_t*, void* opaque) {
+  // On a librdkafka thread, when the queue of delivery reports stops being empty: must not call librdkafka.
+  auto* self = static_cast<KafkaSink*>(opaque);
+  if (self->wake_) self->wake_();
+}
+
 void KafkaSink::serve_deliveries(std::chrono::milliseconds timeout) {
   rd_kafka_poll(producer_, static_cast<int>(timeout.count()));
   settle_deliveries();
@@ -575,7 +592,7 @@ void KafkaSink::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void
   std::chrono::microseconds waited{0};  // in the gate, before librdkafka's latency starts
   if (self->gate_) {
     const auto it = self->topic_of_.find(message->rkt);
-    if (it != self->topic_of_.end()) waited = self->gate_->delivered(it->second, ticket);
+    if (it != self->topic_of_.end()) waited = self->gate_->delivered(it->second, ticket, message->len + message->key_len);
   }
   self->delivered_.push_back(ticket);
   self->delivered_latencies_.push_back(static_cast<double>(rd_kafka_message_latency(message) + waited.count()) / 1e6);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,6 +46,9 @@ class KafkaSink final : public MessageSink {
             Ticket ticket) override;
   void pass(Ticket ticket) override;
   void poll(std::chrono::milliseconds timeout) override;
+  // Delivery reports wake the caller of poll(): the gate hands a topic's next records over only once its
+  // earlier ones are reported, so the sooner they are served, the sooner those go.
+  void set_wakeup(std::function<void()> wake) override;
   bool flush(std::chrono::milliseconds timeout) override;
   void abort() override { aborted_ = true; }
   bool waiting_for_room() const override { return waiting_for_room_; }
@@ -101,6 +105,7 @@ class KafkaSink final : public MessageSink {
   void serve_deliveries(std::chrono::milliseconds timeout);  // rd_kafka_poll, then settle_deliveries
   void settle_deliveries();
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  static void on_queue_event(rd_kafka_t* rk, void* opaque);
   static void on_log(const rd_kafka_t* rk, int level, const char* facility, const char* message);
   void set_fatal(std::string message);
   // A topic the brokers do not know yet: a broker with auto.create.topics.enable creates it on the first
@@ -131,10 +136,11 @@ class KafkaSink final : public MessageSink {
   // Without exactly_once (transactions commit what they hold, so records may not wait outside them).
   std::optional<ProduceGate> gate_;
   ProduceGate::HandOver hand_over_;
-  size_t held_bytes_limit_ = 0;    // queue.buffering.max.kbytes
+  size_t held_bytes_limit_ = 0;    // queue.buffering.max.kbytes, at most 8 x batch.size
   size_t held_records_limit_ = 0;  // queue.buffering.max.messages
   size_t batch_size_ = 0;  // batch.size
   std::unordered_map<const rd_kafka_topic_t*, TopicIndex> topic_of_;
+  std::function<void()> wake_;
   std::vector<Ticket> delivered_;            // acknowledged, not yet given to the tracker
   std::vector<double> delivered_latencies_;  // their produce -> acknowledgement latencies (seconds)
   std::string last_delivery_error_;  // of a record in the open transaction (set by the delivery report)

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ class MessageSink {
 
   // Serves acknowledgements for up to `timeout`.
   virtual void poll(std::chrono::milliseconds timeout) = 0;
+
+  // Called (from another thread) when acknowledgements are waiting to be served by poll().
+  virtual void set_wakeup(std::function<void()> wake) { (void)wake; }
 
   // Waits until everything sent is acknowledged; false on timeout or failure.
   virtual bool flush(std::chrono::milliseconds timeout) = 0;

@@ -69,6 +69,7 @@ bool ProduceGate::release_topic(TopicIndex index, const HandOver& hand_over, Clo
     release.last = h.ticket;
     bytes += key + value;
     held_bytes_ -= key + value;
+    in_flight_bytes_ += key + value;
     --held_records_;
     ++t.next;
   }
@@ -94,7 +95,8 @@ void ProduceGate::compact(Topic& t) {
   t.next = 0;
 }
 
-std::chrono::microseconds ProduceGate::delivered(TopicIndex index, Ticket ticket) {
+std::chrono::microseconds ProduceGate::delivered(TopicIndex index, Ticket ticket, size_t bytes) {
+  in_flight_bytes_ -= std::min(bytes, in_flight_bytes_);
   if (index >= topics_.size()) return {};
   Topic& t = topics_[index];
   if (t.in_flight > 0) --t.in_flight;

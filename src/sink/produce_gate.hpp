@@ -66,12 +66,14 @@ class ProduceGate {
   // Hands over what the rules let through, topic by topic. False when hand_over failed fatally.
   bool release(const HandOver& hand_over, Clock::time_point now, bool force = false);
 
-  // A record of `topic` was delivered (or failed for good). Returns how long it waited here: the oldest
-  // record's wait in its release (the acknowledgement latency librdkafka reports starts at the hand-over).
-  std::chrono::microseconds delivered(TopicIndex topic, Ticket ticket);
+  // A record of `topic` (`bytes` of key and value) was delivered. Returns how long it waited here: the
+  // oldest record's wait in its release (the acknowledgement latency librdkafka reports starts at the
+  // hand-over).
+  std::chrono::microseconds delivered(TopicIndex topic, Ticket ticket, size_t bytes);
 
   size_t held_records() const { return held_records_; }
   size_t held_bytes() const { return held_bytes_; }
+  size_t in_flight_bytes() const { return in_flight_bytes_; }  // handed over, not yet delivered
   size_t in_flight(TopicIndex topic) const { return topic < topics_.size() ? topics_[topic].in_flight : 0; }
 
  private:
@@ -107,6 +109,7 @@ class ProduceGate {
   std::vector<TopicIndex> waiting_;  // topics holding records
   size_t held_records_ = 0;
   size_t held_bytes_ = 0;
+  size_t in_flight_bytes_ = 0;
 };
 
 }  // namespace tidemark

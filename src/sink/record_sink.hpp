@@ -21,6 +21,7 @@ class RecordSink final : public ChangeSink {
   bool publish_heartbeat(int64_t now_ms) override { return publisher_.publish_heartbeat(now_ms); }
   bool awaiting_acknowledgements() const override { return publisher_.awaiting_acknowledgements(); }
   void poll(std::chrono::milliseconds timeout) override { sink_->poll(timeout); }
+  void set_wakeup(std::function<void()> wake) override { sink_->set_wakeup(std::move(wake)); }
   bool flush(std::chrono::milliseconds timeout) override { return sink_->flush(timeout); }
   bool waiting_for_room() const override { return sink_->waiting_for_room(); }
   void abort() override { sink_->abort(); }

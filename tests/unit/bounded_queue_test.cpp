@@ -154,6 +154,36 @@ TEST(BoundedQueue, CloseWakesWaitingConsumerAndProducer) {
   EXPECT_TRUE(empty.closed_and_empty());
 }
 
+TEST(BoundedQueue, WakeEndsAWaitingPopOnce) {
+  auto queue = string_queue(10, 1'000'000);
+  std::atomic<size_t> popped{99};
+  const auto start = Clock::now();
+  std::thread consumer([&] {
+    std::vector<std::string> out;
+    popped = queue.pop_batch(out, 10, 10s);
+  });
+  std::this_thread::sleep_for(50ms);
+  queue.wake();
+  consumer.join();
+  EXPECT_LT(Clock::now() - start, 5s);
+  EXPECT_EQ(popped.load(), 0u);
+  // A wake with nobody waiting ends the next wait, and only that one.
+  queue.wake();
+  std::vector<std::string> out;
+  auto before = Clock::now();
+  EXPECT_EQ(queue.pop_batch(out, 10, 10s), 0u);
+  EXPECT_LT(Clock::now() - before, 5s);
+  before = Clock::now();
+  EXPECT_EQ(queue.pop_batch(out, 10, 100ms), 0u);
+  EXPECT_GE(Clock::now() - before, 90ms);
+  // Items still come out as before.
+  std::string a = "a";
+  ASSERT_TRUE(queue.push_for(a, 0ms));
+  queue.wake();
+  EXPECT_EQ(queue.pop_batch(out, 10, 10s), 1u);
+  EXPECT_EQ(out, std::vector<std::string>{"a"});
+}
+
 TEST(BoundedQueue, TwoThreadsKeepOrder) {
   constexpr uint64_t kCount = 100'000;
   BoundedQueue<uint64_t> q(64, 64 * 8, [](const uint64_t&) { return sizeof(uint64_t); });

@@ -66,6 +66,9 @@ TEST(ProduceGate, HeldRecordsGoWhenNothingIsInFlight) {
   EXPECT_EQ(gate.held_records(), 0u);
   EXPECT_EQ(gate.held_bytes(), 0u);
   EXPECT_EQ(gate.in_flight(0), 3u);
+  EXPECT_EQ(gate.in_flight_bytes(), 8u);
+  gate.delivered(0, 1, 4);
+  EXPECT_EQ(gate.in_flight_bytes(), 4u);
 }
 
 TEST(ProduceGate, SingleRecordsOnAQuietTopicGoAtOnce) {
@@ -83,7 +86,7 @@ TEST(ProduceGate, SingleRecordsOnAQuietTopicGoAtOnce) {
   gate.hold(record(0, 5, v), now);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 4u);
-  for (Ticket t = 1; t <= 3; ++t) gate.delivered(0, t);
+  for (Ticket t = 1; t <= 3; ++t) gate.delivered(0, t, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 5u) << "one in flight and one held stay under the cap";
 }
@@ -99,10 +102,10 @@ TEST(ProduceGate, ABurstWaitsForTheTopicToDrainAndGoesWhole) {
   for (Ticket t = 101; t <= 300; ++t) gate.hold(record(0, t, v), now);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 100u) << "held while the first burst is in flight";
-  for (Ticket t = 1; t <= 99; ++t) gate.delivered(0, t);
+  for (Ticket t = 1; t <= 99; ++t) gate.delivered(0, t, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 100u) << "one record still in flight";
-  gate.delivered(0, 100);
+  gate.delivered(0, 100, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 300u);
   for (size_t i = 0; i < producer.sent.size(); ++i) EXPECT_EQ(producer.sent[i].ticket, i + 1);
@@ -132,15 +135,15 @@ TEST(ProduceGate, ReleasesAreBoundedByTheBudget) {
   for (Ticket t = 1; t <= 10; ++t) gate.hold(record(0, t, v), now);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 4u) << "records go until the budget is reached";
-  for (Ticket t = 1; t <= 4; ++t) gate.delivered(0, t);
+  for (Ticket t = 1; t <= 4; ++t) gate.delivered(0, t, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 8u);
   // A record larger than the budget still goes, alone.
   const std::string big(500, 'b');
-  for (Ticket t = 5; t <= 8; ++t) gate.delivered(0, t);
+  for (Ticket t = 5; t <= 8; ++t) gate.delivered(0, t, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   gate.hold(record(0, 11, big), now);
-  for (Ticket t = 9; t <= 10; ++t) gate.delivered(0, t);
+  for (Ticket t = 9; t <= 10; ++t) gate.delivered(0, t, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   ASSERT_EQ(producer.sent.size(), 11u);
   EXPECT_EQ(producer.sent.back().value->size(), 500u);
@@ -156,7 +159,7 @@ TEST(ProduceGate, AFullQueueKeepsTheRestInOrder) {
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 3u);
   EXPECT_EQ(gate.held_records(), 5u);
-  for (Ticket t = 1; t <= 3; ++t) gate.delivered(0, t);
+  for (Ticket t = 1; t <= 3; ++t) gate.delivered(0, t, 2);
   producer.room = SIZE_MAX;
   gate.hold(record(0, 9, v), now);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
@@ -197,10 +200,10 @@ TEST(ProduceGate, DeliveriesReportTheWaitOfTheirRelease) {
   for (Ticket t = 1; t <= 10; ++t) gate.hold(record(0, t, v), t0);
   ASSERT_TRUE(gate.release(producer.hand_over(), t0 + std::chrono::milliseconds(3)));
   for (Ticket t = 11; t <= 20; ++t) gate.hold(record(0, t, v), t0 + std::chrono::milliseconds(4));
-  for (Ticket t = 1; t <= 10; ++t) EXPECT_EQ(gate.delivered(0, t), std::chrono::milliseconds(3));
+  for (Ticket t = 1; t <= 10; ++t) EXPECT_EQ(gate.delivered(0, t, 2), std::chrono::milliseconds(3));
   ASSERT_TRUE(gate.release(producer.hand_over(), t0 + std::chrono::milliseconds(11)));
   // Delivered out of order across partitions: each still finds its release.
-  for (Ticket t = 20; t >= 11; --t) EXPECT_EQ(gate.delivered(0, t), std::chrono::milliseconds(7));
+  for (Ticket t = 20; t >= 11; --t) EXPECT_EQ(gate.delivered(0, t, 2), std::chrono::milliseconds(7));
   EXPECT_EQ(gate.in_flight(0), 0u);
 }
 
@@ -225,7 +228,7 @@ TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
       held_order[topic].push_back(next++);
     } else if (dice < 8 && !in_flight.empty()) {
       const size_t at = random() % in_flight.size();
-      gate.delivered(in_flight[at].first, in_flight[at].second);
+      gate.delivered(in_flight[at].first, in_flight[at].second, 21);
       in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
     } else {
       producer.room = random() % 4 == 0 ? random() % 5 : SIZE_MAX;
@@ -253,6 +256,11 @@ TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
   EXPECT_EQ(sent_order, held_order);
   EXPECT_EQ(gate.held_records(), 0u);
   EXPECT_EQ(gate.held_bytes(), 0u);
+  for (size_t i = sent_before; i < producer.sent.size(); ++i) in_flight.emplace_back(producer.sent[i].topic, producer.sent[i].ticket);
+  EXPECT_EQ(gate.in_flight_bytes(), 21 * in_flight.size());
+  for (const auto& [topic, ticket] : in_flight) gate.delivered(topic, ticket, 21);
+  EXPECT_EQ(gate.in_flight_bytes(), 0u);
+  for (TopicIndex t = 0; t < 3; ++t) EXPECT_EQ(gate.in_flight(t), 0u);
 }
 
 }  // namespace
