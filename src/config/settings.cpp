@@ -661,7 +661,9 @@ std::vector<Setting> build_table() {
     property<std::map<std::string, std::string>>("sink.kafka.properties", [](Config& c) -> auto& { return c.sink.kafka.properties; },
       "Extra librdkafka producer properties (compression.type, linger.ms, security.protocol, sasl.*...). Tidemark's own "
       "defaults, which these override: linger.ms 1 (librdkafka's is 5: a change that comes alone waits that long; 5 "
-      "saves some CPU of the daemon and the broker at moderate rates) and queue.buffering.max.kbytes 32768. Credentials "
+      "saves some CPU of the daemon and the broker at moderate rates) and queue.buffering.max.kbytes 32768. Records wait "
+      "in front of librdkafka while their topic has a batch in flight (at most 8 x batch.size, within "
+      "queue.buffering.max.kbytes and .messages; not with exactly_once). Credentials "
       "(keys containing 'password' or 'secret', ssl.key.pem, sasl.oauthbearer.config) are never logged.")
       .byDefault({}).validate(kafka_properties),
 
