@@ -43,6 +43,11 @@ struct FakeProducer {
   }
 };
 
+// Records went out as tickets 1, 2, 3, ...
+void expect_tickets_in_order(const FakeProducer& producer) {
+  for (size_t i = 0; i < producer.sent.size(); ++i) EXPECT_EQ(producer.sent[i].ticket, i + 1) << "record " << i;
+}
+
 ProduceGate::Record record(TopicIndex topic, Ticket ticket, const std::string& value) {
   return ProduceGate::Record{topic, std::string_view("k"), std::string_view(value), ticket};
 }
@@ -108,7 +113,7 @@ TEST(ProduceGate, ABurstWaitsForTheTopicToDrainAndGoesWhole) {
   gate.delivered(0, 100, 2);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   EXPECT_EQ(producer.sent.size(), 300u);
-  for (size_t i = 0; i < producer.sent.size(); ++i) EXPECT_EQ(producer.sent[i].ticket, i + 1);
+  expect_tickets_in_order(producer);
 }
 
 TEST(ProduceGate, TopicsWaitIndependently) {
@@ -164,7 +169,7 @@ TEST(ProduceGate, AFullQueueKeepsTheRestInOrder) {
   gate.hold(record(0, 9, v), now);
   ASSERT_TRUE(gate.release(producer.hand_over(), now));
   ASSERT_EQ(producer.sent.size(), 9u);
-  for (size_t i = 0; i < producer.sent.size(); ++i) EXPECT_EQ(producer.sent[i].ticket, i + 1);
+  expect_tickets_in_order(producer);
 }
 
 TEST(ProduceGate, AFailedHandOverIsReportedAndNothingIsLostFromTheGate) {
