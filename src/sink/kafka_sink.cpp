@@ -37,6 +37,15 @@ int64_t transaction_timeout_ms(const KafkaSinkConfig& config) {
   return it == config.properties.end() ? 60000 : std::stoll(it->second);
 }
 
+// Waiting on Kafka, not stuck, while it lives: the watchdog stays quiet (waiting_for_room()).
+struct WaitingForRoom {
+  std::atomic<bool>& flag;
+  explicit WaitingForRoom(std::atomic<bool>& f) : flag(f) { flag = true; }
+  ~WaitingForRoom() { flag = false; }
+  WaitingForRoom(const WaitingForRoom&) = delete;
+  WaitingForRoom& operator=(const WaitingForRoom&) = delete;
+};
+
 // The `class` label of tidemark_delivery_errors_total.
 const char* error_class(KafkaErrorAction action) {
   switch (action) {
@@ -275,11 +284,7 @@ bool KafkaSink::hold(TopicIndex topic, std::optional<std::string_view> key, std:
            gate_->held_records() + static_cast<size_t>(std::max(0, rd_kafka_outq_len(producer_))) >= held_records_limit_;
   };
   if (full()) {
-    struct WaitFlag {  // waiting on Kafka, not stuck: the watchdog stays quiet
-      std::atomic<bool>& flag;
-      explicit WaitFlag(std::atomic<bool>& f) : flag(f) { flag = true; }
-      ~WaitFlag() { flag = false; }
-    } wait_flag{waiting_for_room_};
+    const WaitingForRoom waiting{waiting_for_room_};
     while (full()) {
       if (failed_ || aborted_) return false;
       serve_deliveries(kBackpressurePoll);
@@ -290,16 +295,21 @@ bool KafkaSink::hold(TopicIndex topic, std::optional<std::string_view> key, std:
   return true;
 }
 
+rd_kafka_resp_err_t KafkaSink::produce_once(rd_kafka_topic_t* rkt, std::optional<std::string_view> key,
+                                           std::optional<std::string_view> value, Ticket ticket) {
+  // Copying lets the caller reuse its buffers at once; the copy is cheap beside the serialization.
+  const int rc = rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                  value ? const_cast<char*>(value->data()) : nullptr, value ? value->size() : 0,
+                                  key ? key->data() : nullptr, key ? key->size() : 0,
+                                  reinterpret_cast<void*>(static_cast<uintptr_t>(ticket)));
+  return rc == 0 ? RD_KAFKA_RESP_ERR_NO_ERROR : rd_kafka_last_error();
+}
+
 ProduceGate::Handed KafkaSink::hand_over(const ProduceGate::Record& record) {
   if (failed_ || aborted_) return ProduceGate::Handed::Failed;
   rd_kafka_topic_t* rkt = topics_.at(record.topic);
-  const int rc = rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                                  record.value ? const_cast<char*>(record.value->data()) : nullptr,
-                                  record.value ? record.value->size() : 0, record.key ? record.key->data() : nullptr,
-                                  record.key ? record.key->size() : 0,
-                                  reinterpret_cast<void*>(static_cast<uintptr_t>(record.ticket)));
-  if (rc == 0) return ProduceGate::Handed::Queued;
-  const rd_kafka_resp_err_t err = rd_kafka_last_error();
+  const rd_kafka_resp_err_t err = produce_once(rkt, record.key, record.value, record.ticket);
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ProduceGate::Handed::Queued;
   switch (classify_kafka_error(err)) {
     case KafkaErrorAction::Backpressure:
       return ProduceGate::Handed::Full;
@@ -328,13 +338,8 @@ bool KafkaSink::produce(TopicIndex topic, std::optional<std::string_view> key, s
   } wait_flag{waiting_for_room_};
   for (;;) {
     if (failed_ || aborted_) return false;
-    // Copying lets the caller reuse its buffers at once; the copy is cheap beside the serialization.
-    const int rc = rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                                    value ? const_cast<char*>(value->data()) : nullptr, value ? value->size() : 0,
-                                    key ? key->data() : nullptr, key ? key->size() : 0,
-                                    reinterpret_cast<void*>(static_cast<uintptr_t>(ticket)));
-    if (rc == 0) return true;
-    const rd_kafka_resp_err_t err = rd_kafka_last_error();
+    const rd_kafka_resp_err_t err = produce_once(rkt, key, value, ticket);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
     // A transaction in an abortable state takes no records: abort it, send its records again, go on.
     if (transactional_ && err == RD_KAFKA_RESP_ERR__STATE && !rd_kafka_fatal_error(producer_, nullptr, 0)) {
       if (!abort_and_resend()) return false;
@@ -464,11 +469,7 @@ bool KafkaSink::abort_and_resend() {
 }
 
 bool KafkaSink::commit_transaction(TopicIndex state_topic, std::string_view state_key, std::string_view state_value) {
-  struct WaitFlag {  // waiting on Kafka, not stuck: the watchdog stays quiet
-    std::atomic<bool>& flag;
-    explicit WaitFlag(std::atomic<bool>& f) : flag(f) { flag = true; }
-    ~WaitFlag() { flag = false; }
-  } wait_flag{waiting_for_room_};
+  const WaitingForRoom waiting{waiting_for_room_};
   const auto began = std::chrono::steady_clock::now();
   const auto give_up = config_.delivery_timeout_ms == 0 ? std::chrono::steady_clock::time_point::max()
                                                         : began + std::chrono::milliseconds(config_.delivery_timeout_ms);

@@ -87,6 +87,9 @@ class KafkaSink final : public MessageSink {
   };
   // Without exactly_once: into the gate (waiting while it holds as much as librdkafka's own queue may).
   bool hold(TopicIndex topic, std::optional<std::string_view> key, std::optional<std::string_view> value, Ticket ticket);
+  // One rd_kafka_produce (the record copied); its error, or NO_ERROR.
+  rd_kafka_resp_err_t produce_once(rd_kafka_topic_t* rkt, std::optional<std::string_view> key,
+                                   std::optional<std::string_view> value, Ticket ticket);
   // One rd_kafka_produce for the gate.
   ProduceGate::Handed hand_over(const ProduceGate::Record& record);
   // Hands over what the gate lets through (everything when `force`).
