@@ -125,7 +125,11 @@ KafkaSink::KafkaSink(const KafkaSinkConfig& config, std::string client_id, Posit
     // A few releases' worth is all the gate needs to keep batches full; more would only be memory.
     held_bytes_limit_ = std::min(setting("queue.buffering.max.kbytes", 32768) * 1024, 8 * batch_size_);
     held_records_limit_ = setting("queue.buffering.max.messages", 100'000);
-    gate_.emplace(batch_size_);
+    // The producer's own partitioner (murmur2_random), so that a release goes over partition by partition.
+    gate_.emplace(batch_size_, [this](TopicIndex topic, std::string_view key, uint32_t partitions) {
+      return static_cast<uint32_t>(rd_kafka_msg_partitioner_murmur2_random(
+          topics_.at(topic), key.data(), key.size(), static_cast<int32_t>(partitions), nullptr, nullptr));
+    });
     hand_over_ = [this](const ProduceGate::Record& record) { return hand_over(record); };
   }
 }
@@ -187,8 +191,12 @@ std::optional<TopicIndex> KafkaSink::resolve_topic(const std::string& name) {
   topic_index_.emplace(name, index);
   topic_of_.emplace(topic, index);
   // Half a batch per partition on average, so that a partition that gets more than its share still sends
-  // it as one batch (a count from before the topic grew only makes releases smaller).
-  if (gate_) gate_->set_budget(index, static_cast<size_t>(std::max(1, lookup.partitions)) * batch_size_ / 2);
+  // it as one batch (a count from before the topic grew only makes releases smaller). The count also orders
+  // a release by partition; a stale one only orders it less well (one key's records keep their order).
+  if (gate_) {
+    gate_->set_budget(index, static_cast<size_t>(std::max(1, lookup.partitions)) * batch_size_ / 2);
+    gate_->set_partitions(index, static_cast<uint32_t>(std::max(0, lookup.partitions)));
+  }
   return index;
 }
 

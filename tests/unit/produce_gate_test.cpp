@@ -212,15 +212,75 @@ TEST(ProduceGate, DeliveriesReportTheWaitOfTheirRelease) {
   EXPECT_EQ(gate.in_flight(0), 0u);
 }
 
+// A partition for the tests: the key's first byte modulo the count.
+ProduceGate::PartitionOf first_byte() {
+  return [](TopicIndex, std::string_view key, uint32_t partitions) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(key.front())) % partitions;
+  };
+}
+
+TEST(ProduceGate, AReleaseGoesPartitionByPartitionInTheOrderHeld) {
+  ProduceGate gate(1'000'000, first_byte());
+  gate.set_partitions(0, 3);
+  FakeProducer producer;
+  const auto now = Clock::now();
+  const std::string keys[] = {"a", "b", "c"};  // partitions 1, 2, 0
+  const std::string v = "v";
+  for (Ticket t = 1; t <= 9; ++t) gate.hold(ProduceGate::Record{0, keys[(t - 1) % 3], v, t}, now);
+  gate.hold(ProduceGate::Record{0, std::nullopt, v, 10}, now);  // keyless: after the keyed ones
+  ASSERT_TRUE(gate.release(producer.hand_over(), now));
+  std::vector<Ticket> order;
+  for (const Sent& s : producer.sent) order.push_back(s.ticket);
+  EXPECT_EQ(order, (std::vector<Ticket>{3, 6, 9, 1, 4, 7, 2, 5, 8, 10}));
+  // A topic without a partition count keeps the order held.
+  for (Ticket t = 11; t <= 13; ++t) gate.hold(ProduceGate::Record{1, keys[(t - 1) % 3], v, t}, now);
+  ASSERT_TRUE(gate.release(producer.hand_over(), now));
+  EXPECT_EQ(producer.sent[10].ticket, 11u);
+  EXPECT_EQ(producer.sent[12].ticket, 13u);
+}
+
+TEST(ProduceGate, AReleaseCutShortByAFullQueueGoesOnBeforeLaterRecords) {
+  ProduceGate gate(1'000'000, first_byte());
+  gate.set_partitions(0, 2);
+  FakeProducer producer;
+  producer.room = 3;
+  const auto now = Clock::now();
+  const std::string keys[] = {"a", "b"};  // partitions 1, 0
+  const std::string v = "v";
+  for (Ticket t = 1; t <= 6; ++t) gate.hold(ProduceGate::Record{0, keys[(t - 1) % 2], v, t}, now);
+  ASSERT_TRUE(gate.release(producer.hand_over(), now));
+  ASSERT_EQ(producer.sent.size(), 3u);  // 2, 4, 6
+  EXPECT_EQ(gate.held_records(), 3u);
+  for (Ticket t : {2, 4, 6}) gate.delivered(0, t, 2);
+  producer.room = SIZE_MAX;
+  gate.hold(ProduceGate::Record{0, keys[0], v, 7}, now);
+  gate.hold(ProduceGate::Record{0, keys[1], v, 8}, now);
+  ASSERT_TRUE(gate.release(producer.hand_over(), now));
+  std::vector<Ticket> order;
+  for (const Sent& s : producer.sent) order.push_back(s.ticket);
+  // The rest of the first release (1, 3, 5), then the new one ordered by partition (8, 7).
+  EXPECT_EQ(order, (std::vector<Ticket>{2, 4, 6, 1, 3, 5, 8, 7}));
+  EXPECT_EQ(gate.held_records(), 0u);
+  EXPECT_EQ(gate.held_bytes(), 0u);
+}
+
 // Random holds, deliveries (in any order within what is in flight) and a queue that is sometimes full:
-// every record reaches librdkafka exactly once, per topic in the order held, and the gate never hands a
-// topic records while kInFlightCap or more are in flight, except as the whole of what it held.
+// every record reaches librdkafka exactly once, per topic and key in the order held (per topic, for the topic
+// without a partition count), and the gate never hands a topic records while kInFlightCap or more are in
+// flight, except as the whole of what it held.
 TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
   std::mt19937_64 random(7);
-  ProduceGate gate(200);
+  ProduceGate gate(200, first_byte());
+  gate.set_partitions(0, 3);
+  gate.set_partitions(1, 2);
   FakeProducer producer;
-  const std::string v(20, 'v');
-  std::map<TopicIndex, std::vector<Ticket>> held_order, sent_order;
+  const std::string v(19, 'v'), keyless_v(20, 'v');  // 20 bytes each with or without a key
+  const std::string keys[] = {"a", "b", "c", "d", "e"};
+  // Topic 2 keeps the order held whatever the key; topics 0 and 1 per key.
+  const auto stream = [&](TopicIndex topic, const std::optional<std::string>& key) {
+    return std::to_string(topic) + "/" + (topic == 2 ? std::string() : key.value_or("-"));
+  };
+  std::map<std::string, std::vector<Ticket>> held_order, sent_order;
   std::vector<std::pair<TopicIndex, Ticket>> in_flight;
   Ticket next = 1;
   auto now = Clock::now();
@@ -229,11 +289,15 @@ TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
     const uint64_t dice = random() % 10;
     if (dice < 5) {
       const TopicIndex topic = random() % 3;
-      gate.hold(record(topic, next, v), now);
-      held_order[topic].push_back(next++);
+      const size_t k = random() % 6;
+      const std::optional<std::string> key = k < 5 ? std::optional(keys[k]) : std::nullopt;
+      gate.hold(ProduceGate::Record{topic, key ? std::optional<std::string_view>(*key) : std::nullopt,
+                                    key ? v : keyless_v, next},
+                now);
+      held_order[stream(topic, key)].push_back(next++);
     } else if (dice < 8 && !in_flight.empty()) {
       const size_t at = random() % in_flight.size();
-      gate.delivered(in_flight[at].first, in_flight[at].second, 21);
+      gate.delivered(in_flight[at].first, in_flight[at].second, 20);
       in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
     } else {
       producer.room = random() % 4 == 0 ? random() % 5 : SIZE_MAX;
@@ -244,7 +308,7 @@ TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
       for (size_t i = sent_before; i < producer.sent.size(); ++i) {
         const Sent& s = producer.sent[i];
         in_flight.emplace_back(s.topic, s.ticket);
-        sent_order[s.topic].push_back(s.ticket);
+        sent_order[stream(s.topic, s.key)].push_back(s.ticket);
       }
       for (TopicIndex t = 0; t < 3; ++t) {
         const size_t now_in_flight = gate.in_flight(t);
@@ -257,13 +321,14 @@ TEST(ProduceGate, RandomTrafficKeepsOrderAndLosesNothing) {
   producer.room = SIZE_MAX;
   const size_t sent_before = producer.sent.size();
   ASSERT_TRUE(gate.release(producer.hand_over(), now, true));
-  for (size_t i = sent_before; i < producer.sent.size(); ++i) sent_order[producer.sent[i].topic].push_back(producer.sent[i].ticket);
+  for (size_t i = sent_before; i < producer.sent.size(); ++i)
+    sent_order[stream(producer.sent[i].topic, producer.sent[i].key)].push_back(producer.sent[i].ticket);
   EXPECT_EQ(sent_order, held_order);
   EXPECT_EQ(gate.held_records(), 0u);
   EXPECT_EQ(gate.held_bytes(), 0u);
   for (size_t i = sent_before; i < producer.sent.size(); ++i) in_flight.emplace_back(producer.sent[i].topic, producer.sent[i].ticket);
-  EXPECT_EQ(gate.in_flight_bytes(), 21 * in_flight.size());
-  for (const auto& [topic, ticket] : in_flight) gate.delivered(topic, ticket, 21);
+  EXPECT_EQ(gate.in_flight_bytes(), 20 * in_flight.size());
+  for (const auto& [topic, ticket] : in_flight) gate.delivered(topic, ticket, 20);
   EXPECT_EQ(gate.in_flight_bytes(), 0u);
   for (TopicIndex t = 0; t < 3; ++t) EXPECT_EQ(gate.in_flight(t), 0u);
 }
