@@ -202,6 +202,7 @@ struct SnapshotConfig {
   int64_t max_backlog_events = 0;     // pause chunks while more records than this wait for Kafka; reloadable
   int64_t target_ack_latency_ms = 0;  // the backlog bound adapts to keep acknowledgements this fast; reloadable
   int64_t chunks_in_flight = 0;       // windows read ahead of the one the merge stage waits for; reloadable
+  int64_t max_chunk_size = 0;         // chunks grow up to this while the latency target holds; reloadable
   int64_t watermark_timeout_ms = 0;   // a watermark not seen in the log within this is a fatal error
   int64_t query_timeout_ms = 0;       // statement timeout of chunk and key queries
   std::map<std::string, std::string> surrogate_keys;  // "schema.table" -> "col1,col2" for tables without a primary key

@@ -308,6 +308,8 @@ class Loader {
       if (!set_.count("snapshot.target_ack_latency_ms")) c.snapshot.target_ack_latency_ms = kDatabaseSinkAckLatencyMs;
       if (!set_.count("snapshot.chunk_size"))
         c.snapshot.chunk_size = c.sink.type == "postgres" ? kPostgresSinkChunkSize : kDatabaseSinkChunkSize;
+      // The target's transactions are sized by the chunk (docs/apply.md): fixed unless asked for.
+      if (!set_.count("snapshot.max_chunk_size")) c.snapshot.max_chunk_size = c.snapshot.chunk_size;
     }
   }
 

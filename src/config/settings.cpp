@@ -763,8 +763,8 @@ std::vector<Setting> build_table() {
       "Snapshot every captured table on start: when_needed (first start, no stored position), always (every start), never.")
       .byDefault("when_needed").choices({"when_needed", "always", "never"}),
     property<int64_t>("snapshot.chunk_size", [](Config& c) -> auto& { return c.snapshot.chunk_size; },
-      "Rows per chunk SELECT (a signal may ask for another size). With a database sink the default is 8192 (sink.type "
-      "postgres) or 4096 (mysql).").byDefault(1024).validate(in_range(1, 1'000'000)),
+      "Rows per chunk SELECT: the first chunk's and the least (see snapshot.max_chunk_size; a signal may ask for another, "
+      "fixed size). With a database sink the default is 8192 (sink.type postgres) or 4096 (mysql).").byDefault(1024).validate(in_range(1, 1'000'000)),
     property<std::string>("snapshot.signal_table", [](Config& c) -> auto& { return c.snapshot.signal_table; },
       "Table whose inserted rows control snapshots (execute-snapshot, stop-snapshot, pause-snapshot, resume-snapshot); "
       "'table' lives in schema public (postgres) or in source.database (mysql; without it, the database of the first "
@@ -798,6 +798,13 @@ std::vector<Setting> build_table() {
       "on the previous one's high watermark when read without a pause; see docs/snapshots.md). 1: one chunk at a time. "
       "Their rows are held in memory until emitted.")
       .byDefault(4).validate(in_range(1, 64)).reloadable(),
+    property<int64_t>("snapshot.max_chunk_size", [](Config& c) -> auto& { return c.snapshot.max_chunk_size; },
+      "Largest chunk: each table starts at snapshot.chunk_size rows per chunk, and while snapshot.target_ack_latency_ms "
+      "holds, a chunk reads the backlog bound divided by snapshot.chunks_in_flight rows, up to this (fewer, larger chunks "
+      "when Kafka keeps up: each chunk costs a watermark commit and a query). At or below chunk_size, with "
+      "target_ack_latency_ms 0, or for a signal that names its chunk_size: chunks of a fixed size. With a database sink "
+      "the default is snapshot.chunk_size.")
+      .byDefault(4096).validate(in_range(1, 1'000'000)).reloadable(),
     property<int64_t>("snapshot.watermark_timeout_ms", [](Config& c) -> auto& { return c.snapshot.watermark_timeout_ms; },
       "A watermark written but not seen in the log within this time stops the daemon (the watermark table is not captured).")
       .byDefault(120000).validate(in_range(1000, 86'400'000)),

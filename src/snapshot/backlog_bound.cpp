@@ -49,4 +49,10 @@ int64_t BacklogBound::update(const BacklogReading& reading, Clock::time_point no
   return bound_;
 }
 
+int64_t adaptive_chunk_rows(int64_t bound, int64_t windows, int64_t min_rows, int64_t max_rows) {
+  const int64_t low = std::max<int64_t>(1, min_rows);
+  const int64_t high = std::max(low, max_rows);
+  return std::clamp(bound / std::max<int64_t>(1, windows), low, high);
+}
+
 }  // namespace tidemark::snapshot

@@ -51,4 +51,10 @@ class BacklogBound {
   double ack_rate_ = 0;  // records acknowledged per second, smoothed over periods
 };
 
+// The rows of the next chunk when the chunk size adapts: the bound shared among the windows that may be open,
+// within [min_rows, max_rows]. The rows held by open windows then stay within what Kafka drains in about the
+// latency target, and a Kafka that keeps up gets fewer, larger chunks (each chunk costs the database a
+// watermark commit and a query, the broker a request). Invariant: min_rows <= result <= max(min_rows, max_rows).
+int64_t adaptive_chunk_rows(int64_t bound, int64_t windows, int64_t min_rows, int64_t max_rows);
+
 }  // namespace tidemark::snapshot

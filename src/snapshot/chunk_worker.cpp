@@ -78,6 +78,7 @@ ChunkWorker::ChunkWorker(const Config& config, SnapshotReader& reader, SnapshotC
       max_backlog_events_(config.snapshot.max_backlog_events),
       target_ack_latency_ms_(config.snapshot.target_ack_latency_ms),
       chunks_in_flight_(config.snapshot.chunks_in_flight),
+      max_chunk_size_(config.snapshot.max_chunk_size),
       random_(std::random_device{}()) {}
 
 void ChunkWorker::reconfigure(const Config& config) {
@@ -85,6 +86,7 @@ void ChunkWorker::reconfigure(const Config& config) {
   max_backlog_events_ = config.snapshot.max_backlog_events;
   target_ack_latency_ms_ = config.snapshot.target_ack_latency_ms;
   chunks_in_flight_ = config.snapshot.chunks_in_flight;
+  max_chunk_size_ = config.snapshot.max_chunk_size;
 }
 
 std::string ChunkWorker::fresh_mark() {
@@ -171,7 +173,7 @@ void ChunkWorker::start_next_table(const TableRequest& request, std::stop_token 
   });
 }
 
-bool ChunkWorker::backlog_over_bound(size_t open_windows) {
+bool ChunkWorker::backlog_over_bound() {
   if (!backlog_) return false;
   const BacklogReading reading = backlog_();
   backlog_bound_.set_limits(chunk_rows_, max_backlog_events_.load(), std::chrono::milliseconds(target_ack_latency_ms_.load()));
@@ -179,11 +181,25 @@ bool ChunkWorker::backlog_over_bound(size_t open_windows) {
   // An open window's rows join the backlog at its high watermark, all at once: they count from the start, so
   // that the windows in flight are no burst the bound has not allowed (the first chunks, before any
   // acknowledgement was measured, above all).
-  return reading.records + open_windows * static_cast<uint64_t>(chunk_rows_) > static_cast<uint64_t>(bound);
+  return reading.records + rows_in_flight() > static_cast<uint64_t>(bound);
+}
+
+uint64_t ChunkWorker::rows_in_flight() const {
+  uint64_t rows = 0;
+  for (const InFlight& w : in_flight_) rows += static_cast<uint64_t>(w.rows);
+  return rows;
+}
+
+int64_t ChunkWorker::next_chunk_rows(const TableRequest& request) const {
+  if (request.chunk_size > 0) return request.chunk_size;
+  // Without a latency target the bound is the configured ceiling, not a measurement: nothing to adapt to. A
+  // rate in chunks per second paces the database by the configured chunk.
+  if (!backlog_ || target_ack_latency_ms_.load() == 0 || max_chunks_per_second_.load() > 0) return default_chunk_size_;
+  return adaptive_chunk_rows(backlog_bound_.bound(), chunks_in_flight_.load(), default_chunk_size_, max_chunk_size_.load());
 }
 
 bool ChunkWorker::throttled() {
-  if (backlog_over_bound(in_flight_.size())) {
+  if (backlog_over_bound()) {
     if (!backlog_logged_)
       spdlog::debug("snapshot: holding the next chunk while the records waiting for Kafka and the open windows' rows "
                     "are more than {}", backlog_bound_.bound());
@@ -210,13 +226,14 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
     table_read_ = false;
   }
   const bool room = static_cast<int64_t>(in_flight_.size()) < std::max<int64_t>(1, chunks_in_flight_.load());
-  if (room && chained_ && !backlog_over_bound(in_flight_.size())) {
+  if (room && chained_ && !backlog_over_bound()) {
     // Opened on the previous window's high watermark, which is already written: read it before anything
     // else (the rate bound and the pause allowed it when it opened; the backlog bound is checked above),
     // under the layout it was opened with.
     if (describe_current(current.request, stop) && layout_->schema->id == chained_->table &&
         layout_->key_names == chained_->key_names) {
-      if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
+      if (const std::optional<uint64_t> window = read_window(current, read_after_, stop))
+        in_flight_.push_back({*window, last_chunk_rows_});
     } else if (chained_) {
       coordinator_.cancel_window(chained_->id);  // and the windows before it: read again from the last emitted key
       chained_.reset();
@@ -225,16 +242,17 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
   }
   if (room && !chained_ && !table_read_ && !coordinator_.state().paused && !throttled()) {
     if (!describe_current(current.request, stop)) return std::nullopt;
-    if (const std::optional<uint64_t> window = read_window(current, read_after_, stop)) in_flight_.push_back(*window);
+    if (const std::optional<uint64_t> window = read_window(current, read_after_, stop))
+      in_flight_.push_back({*window, last_chunk_rows_});
     return std::nullopt;
   }
   if (in_flight_.empty()) {  // throttled or paused with nothing open (or a chained window waiting for the backlog)
     coordinator_.wait_for_change(stop, kBacklogWait);
     return std::nullopt;
   }
-  const uint64_t oldest = in_flight_.front();
+  const uint64_t oldest = in_flight_.front().id;
   if (auto fatal = await_window(current.request, oldest, stop)) return fatal;
-  if (!coordinator_.window_open(oldest) && !in_flight_.empty() && in_flight_.front() == oldest) in_flight_.pop_front();
+  if (!coordinator_.window_open(oldest) && !in_flight_.empty() && in_flight_.front().id == oldest) in_flight_.pop_front();
   return std::nullopt;
 }
 
@@ -322,7 +340,8 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   query.where = request.where;
   query.after = after;
   query.upto = current.max_key;
-  query.limit = static_cast<size_t>(request.chunk_size > 0 ? request.chunk_size : default_chunk_size_);
+  last_chunk_rows_ = next_chunk_rows(request);
+  query.limit = static_cast<size_t>(last_chunk_rows_);
   query.stop = stop;
   Fallible<Chunk> chunk = [&] {
     const QueryInFlight in_flight(coordinator_, reader_);
@@ -342,9 +361,11 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   read_counts_.windows += 1;
   read_counts_.chained += chained ? 1 : 0;
   read_counts_.most_in_flight = std::max(read_counts_.most_in_flight, in_flight_.size() + 1);
+  read_counts_.largest_chunk = std::max(read_counts_.largest_chunk, last_chunk_rows_);
   if (finished)
     spdlog::info("snapshot of {}: every chunk read ({} windows, {} of them opened on the previous high watermark, up to {} "
-                 "in flight)", request.table, read_counts_.windows, read_counts_.chained, read_counts_.most_in_flight);
+                 "in flight, chunks of up to {} rows)", request.table, read_counts_.windows, read_counts_.chained,
+                 read_counts_.most_in_flight, read_counts_.largest_chunk);
   spdlog::debug("snapshot of {}: window {}{} read {} rows (after {}, up to {})", request.table, id, chained ? " (chained)" : "",
                 chunk.value->rows.size(), query.after ? "a key" : "the start", query.upto ? "a key" : "the end");
   coordinator_.attach_rows(id, layout->schema, std::move(chunk.value->rows), std::move(chunk.value->last_key), finished);

@@ -35,8 +35,8 @@ class ChunkWorker {
   // and dropped; lost connections are retried with backoff.
   std::optional<std::string> run(std::stop_token stop);
 
-  // Applies snapshot.max_chunks_per_second, max_backlog_events, target_ack_latency_ms and chunks_in_flight of a
-  // reloaded configuration.
+  // Applies snapshot.max_chunks_per_second, max_backlog_events, target_ack_latency_ms, chunks_in_flight and
+  // max_chunk_size of a reloaded configuration.
   void reconfigure(const Config& config);
 
  private:
@@ -56,9 +56,13 @@ class ChunkWorker {
   std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
   // Whether the next window may open on this one's high watermark (see chained_).
   bool may_chain(bool finished);
-  // Reads the backlog and moves its bound: true while the records waiting for Kafka and the rows of
-  // `open_windows` windows (a chunk each) are more than the bound allows.
-  bool backlog_over_bound(size_t open_windows);
+  // Reads the backlog and moves its bound: true while the records waiting for Kafka and the rows of the open
+  // windows are more than the bound allows.
+  bool backlog_over_bound();
+  // The rows of the next chunk of `request`: its signal's chunk_size, or adapted to the bound (adaptive_chunk_rows).
+  int64_t next_chunk_rows(const TableRequest& request) const;
+  // The most rows the windows in flight may hold (their chunks' limits).
+  uint64_t rows_in_flight() const;
   void refuse(const std::string& table, const std::string& why, bool current);
   std::vector<std::string> surrogate_key(const std::string& table) const;
   std::string fresh_mark();
@@ -72,14 +76,19 @@ class ChunkWorker {
   SnapshotCoordinator& coordinator_;
   std::function<BacklogReading()> backlog_;
   BacklogBound backlog_bound_;  // the worker thread's only
-  int64_t chunk_rows_;          // the current request's chunk size: the bound's floor
+  int64_t chunk_rows_;          // the current request's configured chunk size: the bound's floor
   std::atomic<int64_t> max_chunks_per_second_;
   std::atomic<int64_t> max_backlog_events_;
   std::atomic<int64_t> target_ack_latency_ms_;
   std::atomic<int64_t> chunks_in_flight_;
+  std::atomic<int64_t> max_chunk_size_;
   // The windows this worker opened and the merge stage has not closed, oldest first; valid while
   // coordinator_.restarts() is still restarts_seen_ (a redo or cancel closes them all).
-  std::deque<uint64_t> in_flight_;
+  struct InFlight {
+    uint64_t id;
+    int64_t rows;  // the chunk's limit
+  };
+  std::deque<InFlight> in_flight_;
   uint64_t restarts_seen_ = 0;
   // The window opened on the last high watermark written (its low watermark): read next, before any other.
   // Consecutive windows share a mark this way, so a chunk costs one watermark commit instead of two.
@@ -96,10 +105,12 @@ class ChunkWorker {
     uint64_t windows = 0;
     uint64_t chained = 0;
     size_t most_in_flight = 0;
+    int64_t largest_chunk = 0;
   };
   ReadCounts read_counts_;
   std::optional<KeyText> read_after_;  // where the next window's chunk starts
   bool table_read_ = false;            // the last window opened read the table's last chunk
+  int64_t last_chunk_rows_ = 0;        // the limit of the last chunk read
   uint64_t next_window_id_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point next_chunk_at_{};

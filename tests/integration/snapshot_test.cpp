@@ -62,8 +62,11 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
   const int64_t rows = table_rows();
   // Paced: about 100 chunks at most 25 a second, so the snapshot lasts seconds, with writers all along.
   // Read ahead: 250 smaller chunks as fast as the windows allow; 1000 when the daemon is to be killed midway.
+  // Their size adapts to Kafka's acknowledgements, up to four times as large: windows of several sizes in flight.
   const int64_t chunks = param.kill ? 1000 : 250;
-  const std::string pacing = param.read_ahead ? "  chunk_size: " + std::to_string(std::max<int64_t>(rows / chunks, 10)) +
+  const int64_t chunk = std::max<int64_t>(rows / chunks, 10);
+  const std::string pacing = param.read_ahead ? "  chunk_size: " + std::to_string(chunk) + "\n  max_chunk_size: " +
+                                                    std::to_string(4 * chunk) +
                                                     "\n  chunks_in_flight: 4\n  max_backlog_events: 1000000\n"
                                               : "  chunk_size: " + std::to_string(std::max<int64_t>(rows / 100, 10)) +
                                                     "\n  max_chunks_per_second: 25\n";
@@ -105,7 +108,7 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
     // The worker's account of the (last) run that read the table's last chunk.
     const std::string log = db->daemon().stderr_text();
     static const std::regex read_line(R"(every chunk read \((\d+) windows, (\d+) of them opened on the previous high )"
-                                      R"(watermark, up to (\d+) in flight\))");
+                                      R"(watermark, up to (\d+) in flight, chunks of up to (\d+) rows\))");
     std::smatch m;
     ASSERT_TRUE(std::regex_search(log, m, read_line)) << log;
     EXPECT_GT(std::stoul(m[2]), 0u) << "no window was chained onto its predecessor's high watermark: " << m[0];
@@ -113,6 +116,8 @@ TEST_P(SnapshotFold, TopicFoldsToTheTableWhileWritersRun) {
     // backlog to drain does not break the chain.
     EXPECT_GE(std::stoul(m[2]) * 2, std::stoul(m[1])) << "most windows wrote their own low watermark: " << m[0];
     EXPECT_GT(std::stoul(m[3]), 1u) << "never more than one window in flight: " << m[0];
+    EXPECT_GE(std::stoll(m[4]), chunk) << m[0];
+    EXPECT_LE(std::stoll(m[4]), 4 * chunk) << "a chunk larger than snapshot.max_chunk_size: " << m[0];
     std::cout << m[0] << "\n";
   }
   std::cout << param.database << " seed " << param.seed << ": " << writers.operations() << " writes, "

@@ -91,5 +91,27 @@ TEST(BacklogBound, NewLimitsClampTheBound) {
   EXPECT_EQ(p.bound.bound(), 8000) << "one chunk is the floor";
 }
 
+TEST(AdaptiveChunkRows, SharesTheBoundAmongTheWindowsWithinTheLimits) {
+  EXPECT_EQ(adaptive_chunk_rows(8000, 4, 1024, 4096), 2000);
+  EXPECT_EQ(adaptive_chunk_rows(1024, 4, 1024, 4096), 1024) << "never below the configured chunk";
+  EXPECT_EQ(adaptive_chunk_rows(20000, 4, 1024, 4096), 4096) << "never above the largest";
+  EXPECT_EQ(adaptive_chunk_rows(20000, 1, 1024, 4096), 4096);
+  EXPECT_EQ(adaptive_chunk_rows(3000, 0, 1024, 4096), 3000) << "no windows counts as one";
+  EXPECT_EQ(adaptive_chunk_rows(20000, 4, 8192, 4096), 8192) << "a largest below the configured chunk: fixed chunks";
+}
+
+TEST(AdaptiveChunkRows, FollowsTheBoundAsKafkaSpeedsUpAndSlowsDown) {
+  Periods p;  // chunk 1000, bound at most 10000, target 15 ms
+  const auto rows = [&] { return adaptive_chunk_rows(p.bound.bound(), 4, 1000, 4000); };
+  EXPECT_EQ(rows(), 1000) << "the latency is not known yet";
+  for (int i = 0; i < 9; ++i) p.period(500, 1ms);
+  EXPECT_EQ(rows(), 2500) << "a bound of 10000 over four windows";
+  p.period(9000, 40ms);
+  EXPECT_EQ(rows(), 1250) << "a slow acknowledgement halves the bound, and the chunk with it";
+  p.period(9000, 40ms);
+  p.period(9000, 40ms);
+  EXPECT_EQ(rows(), 1000);
+}
+
 }  // namespace
 }  // namespace tidemark::snapshot

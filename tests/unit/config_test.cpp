@@ -867,6 +867,23 @@ TEST(ExactlyOnceConfig, DerivesTheTransactionalIdAndStateTopicFromTheName) {
   EXPECT_GE(r.config.snapshot.target_ack_latency_ms, 300);
 }
 
+TEST(Config, ChunksGrowWithKafkaAndKeepTheirSizeWithADatabaseSinkUnlessAsked) {
+  const std::string source = "name: shop\nsource:\n  type: generator\n";
+  const auto kafka = load(source + "sink:\n  type: kafka\n  kafka:\n    bootstrap_servers: k:9092\n");
+  ASSERT_TRUE(kafka.ok()) << format_errors(kafka.errors);
+  EXPECT_EQ(kafka.config.snapshot.chunk_size, 1024);
+  EXPECT_EQ(kafka.config.snapshot.max_chunk_size, 4096);
+  const std::string target = "sink:\n  type: postgres\n  database:\n    user: app\n    database: crm\n";
+  const auto database = load(source + target);
+  ASSERT_TRUE(database.ok()) << format_errors(database.errors);
+  EXPECT_EQ(database.config.snapshot.chunk_size, 8192);
+  EXPECT_EQ(database.config.snapshot.max_chunk_size, 8192) << "target transactions are sized by the chunk";
+  const auto asked = load(source + target + "snapshot:\n  chunk_size: 1000\n  max_chunk_size: 3000\n");
+  ASSERT_TRUE(asked.ok()) << format_errors(asked.errors);
+  EXPECT_EQ(asked.config.snapshot.chunk_size, 1000);
+  EXPECT_EQ(asked.config.snapshot.max_chunk_size, 3000);
+}
+
 TEST(ExactlyOnceConfig, NeedsAKafkaSinkAndKeepsTransactionalIdOutOfProperties) {
   const auto r = load(
       "name: shop\n"
