@@ -232,8 +232,8 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
     // under the layout it was opened with.
     if (describe_current(current.request, stop) && layout_->schema->id == chained_->table &&
         layout_->key_names == chained_->key_names) {
-      if (const std::optional<uint64_t> window = read_window(current, read_after_, stop))
-        in_flight_.push_back({*window, last_chunk_rows_});
+      if (const std::optional<InFlight> window = read_window(current, read_after_, stop))
+        in_flight_.push_back(*window);
     } else if (chained_) {
       coordinator_.cancel_window(chained_->id);  // and the windows before it: read again from the last emitted key
       chained_.reset();
@@ -242,8 +242,8 @@ std::optional<std::string> ChunkWorker::next_step(const TableProgress& current, 
   }
   if (room && !chained_ && !table_read_ && !coordinator_.state().paused && !throttled()) {
     if (!describe_current(current.request, stop)) return std::nullopt;
-    if (const std::optional<uint64_t> window = read_window(current, read_after_, stop))
-      in_flight_.push_back({*window, last_chunk_rows_});
+    if (const std::optional<InFlight> window = read_window(current, read_after_, stop))
+      in_flight_.push_back(*window);
     return std::nullopt;
   }
   if (in_flight_.empty()) {  // throttled or paused with nothing open (or a chained window waiting for the backlog)
@@ -292,8 +292,9 @@ bool ChunkWorker::describe_current(const TableRequest& request, const std::stop_
   return true;
 }
 
-std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, const std::optional<KeyText>& after,
-                                                 const std::stop_token& stop) {
+std::optional<ChunkWorker::InFlight> ChunkWorker::read_window(const TableProgress& current,
+                                                              const std::optional<KeyText>& after,
+                                                              const std::stop_token& stop) {
   const TableRequest& request = current.request;
   const TableLayout* layout = &*layout_;
   // A chained window is open already, and its low watermark (the previous window's high) is written.
@@ -326,10 +327,10 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
     if (++failures_ >= kMaxChunkFailures) {
       failures_ = 0;
       refuse(request.table, what, true);
-      return std::optional<uint64_t>();
+      return std::optional<InFlight>();
     }
     connect(stop);
-    return std::optional<uint64_t>();
+    return std::optional<InFlight>();
   };
 
   if (!chained) {
@@ -340,8 +341,8 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   query.where = request.where;
   query.after = after;
   query.upto = current.max_key;
-  last_chunk_rows_ = next_chunk_rows(request);
-  query.limit = static_cast<size_t>(last_chunk_rows_);
+  const int64_t rows = next_chunk_rows(request);
+  query.limit = static_cast<size_t>(rows);
   query.stop = stop;
   Fallible<Chunk> chunk = [&] {
     const QueryInFlight in_flight(coordinator_, reader_);
@@ -361,7 +362,7 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   read_counts_.windows += 1;
   read_counts_.chained += chained ? 1 : 0;
   read_counts_.most_in_flight = std::max(read_counts_.most_in_flight, in_flight_.size() + 1);
-  read_counts_.largest_chunk = std::max(read_counts_.largest_chunk, last_chunk_rows_);
+  read_counts_.largest_chunk = std::max(read_counts_.largest_chunk, rows);
   if (finished)
     spdlog::info("snapshot of {}: every chunk read ({} windows, {} of them opened on the previous high watermark, up to {} "
                  "in flight, chunks of up to {} rows)", request.table, read_counts_.windows, read_counts_.chained,
@@ -383,7 +384,7 @@ std::optional<uint64_t> ChunkWorker::read_window(const TableProgress& current, c
   }
   if (auto error = reader_.write_watermark(high)) return fail("cannot write the high watermark: " + *error);
   failures_ = 0;
-  return id;
+  return InFlight{id, rows};
 }
 
 std::optional<std::string> ChunkWorker::await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop) {

@@ -48,9 +48,14 @@ class ChunkWorker {
   std::optional<std::string> next_step(const TableProgress& current, std::stop_token stop);
   // Describes the current table when due; false when it cannot be read now (stopped, or refused).
   bool describe_current(const TableRequest& request, const std::stop_token& stop);
-  // Low watermark, chunk SELECT after `after`, rows to the coordinator, high watermark: the window's id, or
+  // A window opened and not yet closed by the merge stage.
+  struct InFlight {
+    uint64_t id;
+    int64_t rows;  // the chunk's limit
+  };
+  // Low watermark, chunk SELECT after `after`, rows to the coordinator, high watermark: the window, or
   // nullopt when the chunk was dropped or failed (then retried or refused). Moves read_after_ on.
-  std::optional<uint64_t> read_window(const TableProgress& current, const std::optional<KeyText>& after,
+  std::optional<InFlight> read_window(const TableProgress& current, const std::optional<KeyText>& after,
                                       const std::stop_token& stop);
   // Waits until the merge stage closes the window at its high watermark.
   std::optional<std::string> await_window(const TableRequest& request, uint64_t id, const std::stop_token& stop);
@@ -84,10 +89,6 @@ class ChunkWorker {
   std::atomic<int64_t> max_chunk_size_;
   // The windows this worker opened and the merge stage has not closed, oldest first; valid while
   // coordinator_.restarts() is still restarts_seen_ (a redo or cancel closes them all).
-  struct InFlight {
-    uint64_t id;
-    int64_t rows;  // the chunk's limit
-  };
   std::deque<InFlight> in_flight_;
   uint64_t restarts_seen_ = 0;
   // The window opened on the last high watermark written (its low watermark): read next, before any other.
@@ -110,7 +111,6 @@ class ChunkWorker {
   ReadCounts read_counts_;
   std::optional<KeyText> read_after_;  // where the next window's chunk starts
   bool table_read_ = false;            // the last window opened read the table's last chunk
-  int64_t last_chunk_rows_ = 0;        // the limit of the last chunk read
   uint64_t next_window_id_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point next_chunk_at_{};
