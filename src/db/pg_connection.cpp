@@ -276,4 +276,6 @@ std::string quote_literal(const std::string& text) {
   return out + "'";
 }
 
+uint32_t oid_from_text(const char* text) { return static_cast<uint32_t>(std::stoul(text)); }
+
 }  // namespace tidemark::pg

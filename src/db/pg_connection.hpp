@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,5 +77,7 @@ std::string tls_hint(const DatabaseEndpoint& config, const std::string& libpq_er
 std::string quote_identifier(const std::string& name);
 // Quotes a string literal for SQL.
 std::string quote_literal(const std::string& text);
+// An oid from a result's text (catalog queries return oids as text).
+uint32_t oid_from_text(const char* text);
 
 }  // namespace tidemark::pg

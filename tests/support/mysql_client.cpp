@@ -9,16 +9,16 @@
 namespace tidemark::test {
 
 namespace {
-std::string env(const char* name) {
+std::string mysql_env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
 }  // namespace
 
 MySqlTarget real_mysql(bool root) {
-  MySqlTarget t{env("TIDEMARK_MYSQL_HOST"), env("TIDEMARK_MYSQL_PORT"),
-                env(root ? "TIDEMARK_MYSQL_ROOT_USER" : "TIDEMARK_MYSQL_USER"),
-                env(root ? "TIDEMARK_MYSQL_ROOT_PASSWORD" : "TIDEMARK_MYSQL_PASSWORD"), env("TIDEMARK_MYSQL_DATABASE")};
+  MySqlTarget t{mysql_env("TIDEMARK_MYSQL_HOST"), mysql_env("TIDEMARK_MYSQL_PORT"),
+                mysql_env(root ? "TIDEMARK_MYSQL_ROOT_USER" : "TIDEMARK_MYSQL_USER"),
+                mysql_env(root ? "TIDEMARK_MYSQL_ROOT_PASSWORD" : "TIDEMARK_MYSQL_PASSWORD"), mysql_env("TIDEMARK_MYSQL_DATABASE")};
   if (t.port.empty())
     ADD_FAILURE() << "TIDEMARK_MYSQL_PORT is not set: run the tests through ./scripts/test.sh, which starts MariaDB";
   return t;

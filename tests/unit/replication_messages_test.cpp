@@ -34,7 +34,7 @@ M decode_ok(std::string_view bytes) {
   return std::get<M>(message);
 }
 
-DecodeError decode_error(std::string_view bytes) {
+DecodeError replication_decode_error(std::string_view bytes) {
   auto result = decode_replication_message(bytes);
   if (auto* error = std::get_if<DecodeError>(&result)) return *error;
   ADD_FAILURE() << "decoded without error";
@@ -213,13 +213,13 @@ TEST(XLogData, EncodeDecodeRoundTrip) {
 TEST(XLogData, RejectsShortHeadersAndEmptyPayloads) {
   const std::string bytes = encode_xlog_data(1, 2, 3, "B");
   for (size_t length = 1; length < bytes.size(); ++length) {
-    const DecodeError error = decode_error(std::string_view(bytes).substr(0, length));
+    const DecodeError error = replication_decode_error(std::string_view(bytes).substr(0, length));
     EXPECT_EQ(error.kind, 'w');
     EXPECT_LE(error.offset, length);
   }
-  EXPECT_EQ(decode_error(bytes.substr(0, 20)).message, "XLogData header: truncated sendTime: needs 8 bytes, 3 left");
-  EXPECT_EQ(decode_error(bytes.substr(0, 20)).offset, 17u);
-  const DecodeError empty = decode_error(bytes.substr(0, kXLogDataHeaderSize));
+  EXPECT_EQ(replication_decode_error(bytes.substr(0, 20)).message, "XLogData header: truncated sendTime: needs 8 bytes, 3 left");
+  EXPECT_EQ(replication_decode_error(bytes.substr(0, 20)).offset, 17u);
+  const DecodeError empty = replication_decode_error(bytes.substr(0, kXLogDataHeaderSize));
   EXPECT_EQ(empty.offset, kXLogDataHeaderSize);
   EXPECT_EQ(empty.message, "XLogData without payload");
 }
@@ -248,26 +248,26 @@ TEST(PrimaryKeepalive, DecodesHandBuiltMessages) {
 TEST(PrimaryKeepalive, RejectsMalformedBytes) {
   const std::string bytes = encode_primary_keepalive(PrimaryKeepalive{7, 8, true});
   for (size_t length = 1; length < bytes.size(); ++length) {
-    const DecodeError error = decode_error(std::string_view(bytes).substr(0, length));
+    const DecodeError error = replication_decode_error(std::string_view(bytes).substr(0, length));
     EXPECT_EQ(error.kind, 'k');
     EXPECT_LE(error.offset, length);
   }
-  const DecodeError trailing = decode_error(bytes + "\x00"s);
+  const DecodeError trailing = replication_decode_error(bytes + "\x00"s);
   EXPECT_EQ(trailing.offset, kPrimaryKeepaliveSize);
   EXPECT_EQ(trailing.message, "primary keepalive: 1 trailing bytes after the last field");
 
   std::string bad = bytes;
   bad.back() = '\x07';
-  const DecodeError reply = decode_error(bad);
+  const DecodeError reply = replication_decode_error(bad);
   EXPECT_EQ(reply.offset, 17u);
   EXPECT_EQ(reply.message, "primary keepalive: replyRequested is 7, expected 0 or 1");
 }
 
 TEST(ReplicationMessage, UnknownAndEmptyMessages) {
-  const DecodeError empty = decode_error("");
+  const DecodeError empty = replication_decode_error("");
   EXPECT_EQ(empty.kind, '\0');
   EXPECT_EQ(empty.offset, 0u);
-  const DecodeError unknown = decode_error("r"s + std::string(33, '\0'));  // our own message type, not the server's
+  const DecodeError unknown = replication_decode_error("r"s + std::string(33, '\0'));  // our own message type, not the server's
   EXPECT_EQ(unknown.kind, 'r');
   EXPECT_EQ(unknown.offset, 0u);
   EXPECT_EQ(unknown.to_string(),

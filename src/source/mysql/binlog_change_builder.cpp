@@ -14,7 +14,7 @@ namespace tidemark::mysql {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_statement(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == ';')) s.remove_suffix(1);
   return s;
@@ -29,7 +29,7 @@ bool starts_with_word(std::string_view text, std::string_view word) {
 
 // An identifier at the start of `text` (`quoted` or bare), consumed.
 std::string take_identifier(std::string_view& text) {
-  text = trim(text);
+  text = trim_statement(text);
   std::string out;
   if (!text.empty() && text.front() == '`') {
     size_t i = 1;
@@ -148,7 +148,7 @@ BinlogChangeBuilder::Outcome BinlogChangeBuilder::process(const RawEvent& raw, c
 BinlogChangeBuilder::Outcome BinlogChangeBuilder::on_query(const RawEvent& raw, const QueryEvent& event, const Emit& emit,
                                                            std::string& error) {
   (void)error;
-  const std::string_view sql = trim(event.query);
+  const std::string_view sql = trim_statement(event.query);
   if (starts_with_word(sql, "BEGIN") || starts_with_word(sql, "XA START")) {
     in_transaction_ = true;
     standalone_ = false;
@@ -165,7 +165,7 @@ BinlogChangeBuilder::Outcome BinlogChangeBuilder::on_query(const RawEvent& raw, 
   std::string_view rest = sql;
   if (starts_with_word(rest, "TRUNCATE")) {
     rest.remove_prefix(8);
-    rest = trim(rest);
+    rest = trim_statement(rest);
     if (starts_with_word(rest, "TABLE")) rest.remove_prefix(5);
     std::string first = take_identifier(rest);
     std::string database = event.database, table = first;

@@ -20,7 +20,7 @@ using nlohmann::json;
 constexpr std::uint64_t kRawNumber = 0x4e;
 
 // Deeper than any document MySQL stores (its limit is 100 levels) plus a diff path.
-constexpr size_t kMaxDepth = 1000;
+constexpr size_t kMaxDocumentDepth = 1000;
 
 // Builds a json DOM like nlohmann's own parser, except for the raw number text above.
 class DomBuilder {
@@ -76,8 +76,8 @@ class DomBuilder {
     return &slot;
   }
   bool open(json&& container) {
-    if (stack_.size() >= kMaxDepth) {
-      error = "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels";
+    if (stack_.size() >= kMaxDocumentDepth) {
+      error = "JSON nested deeper than " + std::to_string(kMaxDocumentDepth) + " levels";
       return false;
     }
     stack_.push_back(add(std::move(container)));

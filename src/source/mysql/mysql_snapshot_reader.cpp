@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
-std::string trim(const std::string& s) {
+std::string trim_blanks(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
@@ -326,8 +326,8 @@ Fallible<TableLayout> MySqlSnapshotReader::describe(const std::string& name, con
     if (it == config_.snapshot.surrogate_keys.end() && db == config_.source.database) it = config_.snapshot.surrogate_keys.find(table);
     if (it != config_.snapshot.surrogate_keys.end()) {
       std::string rest = it->second;
-      for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1)) key.push_back(trim(rest.substr(0, comma)));
-      key.push_back(trim(rest));
+      for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1)) key.push_back(trim_blanks(rest.substr(0, comma)));
+      key.push_back(trim_blanks(rest));
       key.erase(std::remove(key.begin(), key.end(), std::string()), key.end());
       surrogate = true;
     }

@@ -37,8 +37,6 @@ std::string key_list(const std::vector<std::string>& names, const std::string& s
   return joined(quoted, ", ");
 }
 
-uint32_t to_oid(const char* text) { return static_cast<uint32_t>(std::stoul(text)); }
-
 }  // namespace
 
 PgSnapshotReader::PgSnapshotReader(const Config& config)
@@ -131,7 +129,7 @@ std::optional<PgSnapshotReader::Relation> PgSnapshotReader::find_relation(const 
             " (names are the catalog's, case-sensitive: schema.table, or table for schema public)";
     return std::nullopt;
   }
-  return Relation{to_oid(PQgetvalue(r->get(), 0, 0)), PQgetvalue(r->get(), 0, 1)[0]};
+  return Relation{oid_from_text(PQgetvalue(r->get(), 0, 0)), PQgetvalue(r->get(), 0, 1)[0]};
 }
 
 // Registers a non-built-in type (and an array's element, a domain's base) from pg_type, as the source does
@@ -161,7 +159,7 @@ std::optional<std::vector<PgSnapshotReader::Column>> PgSnapshotReader::load_colu
   for (int i = 0; i < PQntuples(r->get()); ++i) {
     Column c;
     c.name = PQgetvalue(r->get(), i, 0);
-    c.type_oid = to_oid(PQgetvalue(r->get(), i, 1));
+    c.type_oid = oid_from_text(PQgetvalue(r->get(), i, 1));
     c.typmod = std::stoi(PQgetvalue(r->get(), i, 2));
     c.cast_type = PQgetvalue(r->get(), i, 3);
     c.not_null = std::string(PQgetvalue(r->get(), i, 4)) == "t";

@@ -6,8 +6,6 @@ namespace tidemark::pg {
 
 namespace {
 
-uint32_t to_oid(const char* text) { return static_cast<uint32_t>(std::stoul(text)); }
-
 void register_type(Connection& catalog, PgTypeRegistry& types, uint32_t oid, int depth) {
   if (depth > 8 || types.find(oid)) return;
   const auto r = catalog.query("SELECT typcategory, typelem, typbasetype, typname FROM pg_type WHERE oid = $1::oid",
@@ -16,8 +14,8 @@ void register_type(Connection& catalog, PgTypeRegistry& types, uint32_t oid, int
   PgTypeInfo info;
   info.oid = oid;
   info.category = PQgetvalue(r->get(), 0, 0)[0];
-  info.element_oid = to_oid(PQgetvalue(r->get(), 0, 1));
-  info.base_oid = to_oid(PQgetvalue(r->get(), 0, 2));
+  info.element_oid = oid_from_text(PQgetvalue(r->get(), 0, 1));
+  info.base_oid = oid_from_text(PQgetvalue(r->get(), 0, 2));
   info.name = PQgetvalue(r->get(), 0, 3);
   if (info.category != 'A') info.element_oid = 0;
   if (info.category == 'E') {
